@@ -1,0 +1,26 @@
+// Where the real peers prepared by test/prepare-peers.sh live.
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export interface Peers {
+  k8sBinDir: string;
+  llamaStackVenvs: Record<string, string>;
+}
+
+export const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
+
+export function loadPeers(): Peers {
+  const file = join(cacheDir, "peers.json");
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Peers;
+  } catch (cause) {
+    throw new Error(`${file} is missing or unreadable: run "npm run peers" first`, { cause });
+  }
+}
+
+export function venvFor(release: string): string {
+  const venv = loadPeers().llamaStackVenvs[release];
+  if (venv === undefined) throw new Error(`no Llama Stack venv for release ${release}`);
+  return venv;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Prepares the real peers the test suite runs against, reusing the cache when
+# it is complete (npm run peers; part of npm test):
+#   - kube-apiserver, kube-controller-manager and etcd built from source
+#     through the Go module proxy (test/k8s/build.sh; cold: ~15 min on 2 cores)
+#   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
+#     cold: ~3 min each)
+# The Kubernetes build runs in the background while the venvs are prepared.
+# Writes the locations to ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/peers.json for the tests.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
+mkdir -p "$CACHE"
+START=$(date +%s)
+echo "[peers] preparing real peers (cache: $CACHE)"
+
+K8S_LOG="$CACHE/k8s-build.log"
+"$ROOT/test/k8s/build.sh" > "$CACHE/k8s-bin-dir" 2> >(tee "$K8S_LOG" >&2) &
+K8S_PID=$!
+
+VENVS=()
+for release in $(node -e 'console.log(require(process.argv[1]).releases.join(" "))' "$ROOT/configs/releases.json"); do
+  dir=$("$ROOT/test/llama-stack/venv.sh" "$release")
+  VENVS+=("\"$release\": \"$dir\"")
+done
+
+if ! wait "$K8S_PID"; then
+  echo "[peers] the Kubernetes build failed; see $K8S_LOG" >&2
+  exit 1
+fi
+K8S_DIR=$(tail -n1 "$CACHE/k8s-bin-dir")
+{
+  echo "{"
+  echo "  \"k8sBinDir\": \"$K8S_DIR\","
+  echo "  \"llamaStackVenvs\": {$(IFS=,; echo "${VENVS[*]}")}"
+  echo "}"
+} > "$CACHE/peers.json"
+echo "[peers] ready in $(( $(date +%s) - START ))s"

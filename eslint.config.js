@@ -14,6 +14,7 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
       "no-console": "off",
+      "@typescript-eslint/no-dynamic-delete": "off",
     },
   },
   {

@@ -1,0 +1,39 @@
+// JSON values and small pure helpers over them.
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A deep copy that shares nothing with its input. */
+export function clone<T extends Json>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
+ * Overlays `over` on `base`: objects merge key by key (recursively), anything
+ * else in `over` replaces what `base` has. Neither input is modified.
+ */
+export function deepMerge(base: Json, over: Json): Json {
+  if (!isObject(base) || !isObject(over)) return clone(over);
+  const out: JsonObject = clone(base);
+  for (const [key, value] of Object.entries(over)) {
+    const prior = out[key];
+    out[key] = prior === undefined ? clone(value) : deepMerge(prior, value);
+  }
+  return out;
+}
+
+/** `providers.inference[0].config` from path segments. */
+export function formatPath(segments: readonly (string | number)[]): string {
+  let out = "";
+  for (const s of segments) {
+    if (typeof s === "number") out += `[${s}]`;
+    else out += out === "" ? s : `.${s}`;
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+// Every user-facing message, in one place so tests can assert exact text.
+// A message says what is wrong and the fix; the field path goes in front of
+// it (problems.ts formatProblem): `spec.x: what; fix`.
+
+const list = (items: readonly string[]): string => items.join(", ");
+
+export const msg = {
+  // distribution
+  unknownDistribution: (name: string, known: readonly string[]) =>
+    `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or set distribution.image together with spec.overrideConfig`,
+  releaseWithoutDistribution: (name: string, release: string, releases: readonly string[]) =>
+    `Llama Stack ${release} is not supported for ${name}; use one of ${list(releases)}, or omit release for the newest`,
+  baseConfigRequired: (image: string) =>
+    `llsd-hook has no base config for the custom image ${image}; set spec.overrideConfig.configMapName to a ConfigMap holding its config.yaml, or use distribution.name`,
+
+  // providers
+  unknownApi: (specKey: string, release: string, valid: readonly string[], hint?: string) =>
+    `${specKey} is not an API of Llama Stack ${release}${hint === undefined ? "" : ` (${hint})`}; use one of ${list(valid)}`,
+  unknownProviderType: (
+    provider: string,
+    specKey: string,
+    release: string,
+    valid: readonly string[],
+  ) =>
+    `${provider} is not a ${specKey} provider in Llama Stack ${release}; use one of ${list(valid)}`,
+  deprecatedProviderType: (type: string, release: string, note: string) =>
+    `${type} is deprecated in Llama Stack ${release}: ${note}`,
+  noUrlField: (type: string) =>
+    `${type} has no URL field to put endpoint in; remove endpoint and set the provider's fields under settings`,
+  manyUrlFields: (type: string, fields: readonly string[]) =>
+    `${type} has several URL fields (${list(fields)}); remove endpoint and set the one you mean under settings`,
+  noCredentialField: (type: string) =>
+    `${type} has no secret credential field to put apiKey in; remove apiKey and use secretRefs with the config field name`,
+  manyCredentialFields: (type: string, fields: readonly string[]) =>
+    `${type} has several credential fields (${list(fields)}); remove apiKey and use secretRefs with the field you mean`,
+  unknownConfigField: (field: string, type: string, fields: readonly string[]) =>
+    `${field} is not a config field of ${type}; use one of ${list(fields)}`,
+  secretInSettings: (field: string) =>
+    `${field} is a secret field and cannot take a literal value in settings; move it to secretRefs with a secretKeyRef`,
+  fieldSetTwice: (field: string, by: string) =>
+    `config field ${field} is already set by ${by}; set it in one place only`,
+  invalidProviderField: (field: string, type: string, problem: string) =>
+    `config field ${field} of ${type} ${problem}`,
+  missingProviderField: (field: string, type: string) =>
+    `config field ${field} of ${type} is required; set it under settings (or secretRefs for a secret)`,
+  providerDeclaredAndDisabled: (id: string) =>
+    `provider ${id} is declared under spec.providers and listed in spec.disabledProviders; remove one of them`,
+
+  // disabling
+  notInBaseApi: (specKey: string, distribution: string, release: string) =>
+    `${specKey} is not in ${distribution} ${release}'s config, so there is nothing to disable`,
+  notInBaseProvider: (id: string, distribution: string, release: string) =>
+    `${distribution} ${release}'s config has no provider ${id}, so there is nothing to disable`,
+  disabledDependency: (removed: string, by: string, dependentApi: string, providerId: string) =>
+    `${removed} cannot be removed: ${dependentApi} (provider ${providerId}) needs it; ${by}`,
+
+  // resources
+  modelNeedsProvider: () =>
+    "is required because spec.providers.inference declares no provider; name an inference provider id of the generated config",
+  modelProviderMissing: (id: string, enabled: readonly string[]) =>
+    `${id} is not an enabled inference provider of the generated config; use one of ${list(enabled)}`,
+  modelProviderConditional: (id: string, envVar: string) =>
+    `provider ${id} is enabled only when ${envVar} is set; set ${envVar} in spec.workload.overrides.env, or declare ${id} under spec.providers.inference`,
+  embeddingNeedsDimension: () =>
+    "an embedding model needs metadata.embedding_dimension (an integer); add it",
+  shieldsNeedSafetyProvider: () =>
+    "shields are registered with the first safety provider the spec declares, and spec.providers.safety declares none; add one (e.g. provider: llama-guard)",
+  toolsNotRegistered: (release: string) =>
+    `Llama Stack ${release} does not register tool groups; tools come from toolRuntime providers there, so declare them under spec.providers.toolRuntime and remove spec.resources.tools`,
+  toolNeedsProvider: (toolgroup: string, distribution: string, release: string) =>
+    `tool group ${toolgroup} is not in ${distribution} ${release}'s config; declare a toolRuntime provider under spec.providers.toolRuntime to register it with`,
+
+  // storage
+  unsupportedStorageField: (field: string, backendType: string, release: string) =>
+    `Llama Stack ${release}'s ${backendType} backend has no ${field} field; remove it`,
+
+  // secrets and env
+  envVarCollision: (name: string, other: string) =>
+    `the environment variable ${name} is also generated for ${other}; choose different provider ids`,
+  envVarUnset: (name: string, configPath: string) =>
+    `the config refers to \${env.${name}} (at ${configPath}) without a default, so Llama Stack would stop at startup; set ${name} in spec.workload.overrides.env`,
+  secretNotFound: (name: string, namespace: string) =>
+    `Secret ${name} not found in namespace ${namespace}; create it or fix the name`,
+  secretKeyNotFound: (name: string, key: string, namespace: string) =>
+    `Secret ${name} in namespace ${namespace} has no key ${key}; add the key or fix the reference`,
+  configMapNotFound: (name: string, namespace: string) =>
+    `ConfigMap ${name} not found in namespace ${namespace}; create it or fix the name`,
+  configMapKeyNotFound: (name: string, key: string, namespace: string) =>
+    `ConfigMap ${name} in namespace ${namespace} has no key ${key}; add it`,
+} as const;

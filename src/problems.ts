@@ -1,0 +1,53 @@
+// A problem found while turning a spec into a config and children: where (a
+// field path in the LlamaStackDistribution), what and the fix (the message),
+// and a CamelCase reason for status conditions (README "Reasons").
+
+export const Reason = {
+  // The spec itself
+  InvalidSpec: "InvalidSpec",
+  UnknownDistribution: "UnknownDistribution",
+  UnsupportedRelease: "UnsupportedRelease",
+  BaseConfigRequired: "BaseConfigRequired",
+  UnknownApi: "UnknownApi",
+  UnknownProviderType: "UnknownProviderType",
+  DeprecatedProviderType: "DeprecatedProviderType",
+  FieldMappingFailed: "FieldMappingFailed",
+  InvalidProviderConfig: "InvalidProviderConfig",
+  SecretInSettings: "SecretInSettings",
+  ConflictingProvider: "ConflictingProvider",
+  UnknownProvider: "UnknownProvider",
+  DisabledDependency: "DisabledDependency",
+  UnsupportedStorageField: "UnsupportedStorageField",
+  UnsupportedResource: "UnsupportedResource",
+  EnvVarCollision: "EnvVarCollision",
+  EnvVarUnset: "EnvVarUnset",
+  // Objects the spec refers to
+  SecretNotFound: "SecretNotFound",
+  SecretKeyNotFound: "SecretKeyNotFound",
+  ConfigMapNotFound: "ConfigMapNotFound",
+  ConfigMapKeyNotFound: "ConfigMapKeyNotFound",
+  // Warnings (reported in messages, never blocking)
+  NothingToDisable: "NothingToDisable",
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+export interface Problem {
+  reason: Reason;
+  /** Field path in the LlamaStackDistribution, e.g. spec.providers.inference[0].endpoint. */
+  path: string;
+  /** What is wrong and the fix, without the path. */
+  detail: string;
+}
+
+export function problem(reason: Reason, path: string, detail: string): Problem {
+  return { reason, path, detail };
+}
+
+/** `spec.x.y: what is wrong; the fix` */
+export function formatProblem(p: Problem): string {
+  return `${p.path}: ${p.detail}`;
+}
+
+export type Result<T> =
+  | { ok: true; value: T; warnings: Problem[] }
+  | { ok: false; problems: Problem[]; warnings: Problem[] };

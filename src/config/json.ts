@@ -37,3 +37,13 @@ export function formatPath(segments: readonly (string | number)[]): string {
   }
   return out;
 }
+
+/** JSON with object keys sorted at every level: equal values give equal text. */
+export function stableStringify(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
+  });
+}

@@ -1,0 +1,94 @@
+// The status llsd-hook writes (SPEC §6). Also zod, so the CRD's status schema
+// comes from the same source and nothing the hook writes gets pruned.
+import { z } from "zod";
+
+export const CONDITION_TYPES = [
+  "ValidationSucceeded",
+  "SecretsResolved",
+  "ConfigGenerated",
+  "DeploymentUpdated",
+  "Available",
+  "Ready",
+  "Reconciling",
+  "Stalled",
+] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+
+export const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const Condition = z
+  .object({
+    type: z.string().min(1).max(316).describe("Condition type, e.g. Ready."),
+    status: z.enum(["True", "False", "Unknown"]).describe("True, False or Unknown."),
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+      .describe("CamelCase reason; see the README's reasons table."),
+    message: z.string().max(32768).describe("What happened, with the field path and the fix."),
+    lastTransitionTime: z
+      .string()
+      .describe("When status last changed (RFC 3339).")
+      .meta({ format: "date-time" }),
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("The .metadata.generation this condition is about."),
+  })
+  .describe("A status condition (metav1.Condition).");
+export type Condition = z.infer<typeof Condition>;
+
+export const Status = z
+  .object({
+    phase: z.enum(PHASES).optional().describe("Pending, Initializing, Ready or Failed."),
+    observedGeneration: z
+      .number()
+      .int()
+      .optional()
+      .describe("The .metadata.generation of the last sync (written by Metacontroller)."),
+    conditions: z
+      .array(Condition)
+      .max(16)
+      .optional()
+      .describe(
+        "ValidationSucceeded, SecretsResolved, ConfigGenerated, DeploymentUpdated, Available, Ready, and Reconciling/Stalled while true.",
+      )
+      .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
+    resolvedDistribution: z
+      .object({
+        name: z.string().optional().describe("Distribution name (absent for a custom image)."),
+        release: z.string().optional().describe("Llama Stack release (absent for a custom image)."),
+        image: z.string().describe("The image the Deployment runs."),
+        configSource: z
+          .enum(["generated", "override"])
+          .describe("generated from the spec, or the overrideConfig ConfigMap."),
+      })
+      .optional()
+      .describe("What the spec resolved to."),
+    configGeneration: z
+      .object({
+        configMapName: z.string().describe("The ConfigMap holding the generated config.yaml."),
+        configHash: z.string().describe("sha256 of the generated config.yaml."),
+        generatedAt: z
+          .string()
+          .optional()
+          .describe("When that ConfigMap was created.")
+          .meta({ format: "date-time" }),
+        providerCount: z.number().int().min(0).describe("Providers in the generated config."),
+        resourceCount: z
+          .number()
+          .int()
+          .min(0)
+          .describe("Registered resources in the generated config."),
+      })
+      .optional()
+      .describe("The generated config (absent with overrideConfig)."),
+    availableReplicas: z.number().int().min(0).optional().describe("Available server pods."),
+    serviceURL: z.string().optional().describe("In-cluster URL of the server."),
+  })
+  .describe("Observed state, written by llsd-hook through Metacontroller.");
+export type Status = z.infer<typeof Status>;

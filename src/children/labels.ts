@@ -1,0 +1,41 @@
+// Labels and names shared by every child. Names follow the upstream operator
+// so a migration keeps them.
+
+export const NAME_LABEL = "app.kubernetes.io/name";
+export const INSTANCE_LABEL = "app.kubernetes.io/instance";
+export const PART_OF_LABEL = "app.kubernetes.io/part-of";
+export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
+export const CONFIG_HASH_ANNOTATION = "llamastack.io/config-hash";
+export const INPUTS_HASH_ANNOTATION = "llamastack.io/inputs-hash";
+
+export const CONTAINER_NAME = "llama-stack";
+export const PORT_NAME = "http";
+export const DEFAULT_PORT = 8321;
+
+export function labelsFor(instance: string): Record<string, string> {
+  return {
+    [NAME_LABEL]: "llama-stack",
+    [INSTANCE_LABEL]: instance,
+    [PART_OF_LABEL]: "llama-stack",
+    [MANAGED_BY_LABEL]: "llsd-hook",
+  };
+}
+
+/** What the Deployment and Service select pods by. */
+export function selectorFor(instance: string): Record<string, string> {
+  return { [NAME_LABEL]: "llama-stack", [INSTANCE_LABEL]: instance };
+}
+
+export const childNames = {
+  configMap: (llsd: string, hash: string) => `${llsd}-config-${hash.slice(0, 10)}`,
+  configMapPrefix: (llsd: string) => `${llsd}-config-`,
+  deployment: (llsd: string) => llsd,
+  service: (llsd: string) => `${llsd}-service`,
+  networkPolicy: (llsd: string) => `${llsd}-network-policy`,
+  ingress: (llsd: string) => `${llsd}-ingress`,
+  pvc: (llsd: string) => `${llsd}-pvc`,
+  hpa: (llsd: string) => `${llsd}-hpa`,
+  pdb: (llsd: string) => `${llsd}-pdb`,
+  serviceAccount: (llsd: string) => `${llsd}-sa`,
+};

@@ -1,0 +1,94 @@
+// The Secrets and ConfigMaps a spec refers to (SPEC §7): /customize asks
+// Metacontroller for them, and sync checks they exist with the keys used.
+// Only names, keys and resourceVersions are ever read; never Secret data.
+import type { Spec } from "./api/schema.js";
+import { isObject } from "./config/json.js";
+
+export interface Reference {
+  kind: "Secret" | "ConfigMap";
+  name: string;
+  /** Keys the spec uses (empty: only existence matters). */
+  keys: string[];
+  /** Where in the spec. */
+  path: string;
+}
+
+/** Keys storage.<kind>.secretName must have. */
+export const POSTGRES_SECRET_KEYS = ["dbname", "host", "password", "port", "user"];
+export const OVERRIDE_CONFIG_KEY = "config.yaml";
+
+function secretKeyRefs(value: unknown, path: string): Reference[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => secretKeyRefs(v, `${path}[${i}]`));
+  if (!isObject(value)) return [];
+  const out: Reference[] = [];
+  const ref = value["secretKeyRef"];
+  if (isObject(ref) && typeof ref["name"] === "string" && typeof ref["key"] === "string") {
+    out.push({
+      kind: "Secret",
+      name: ref["name"],
+      keys: [ref["key"]],
+      path: `${path}.secretKeyRef`,
+    });
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (k !== "secretKeyRef") out.push(...secretKeyRefs(v, path === "" ? k : `${path}.${k}`));
+  }
+  return out;
+}
+
+/** Every reference of a valid spec, in a fixed order. */
+export function collectReferences(spec: Spec): Reference[] {
+  const refs: Reference[] = [];
+  refs.push(...secretKeyRefs(spec.providers ?? {}, "spec.providers"));
+  for (const kind of ["kv", "sql"] as const) {
+    const storage = spec.storage?.[kind];
+    if (storage === undefined) continue;
+    refs.push(...secretKeyRefs(storage, `spec.storage.${kind}`));
+    if (storage.secretName !== undefined) {
+      refs.push({
+        kind: "Secret",
+        name: storage.secretName,
+        keys: POSTGRES_SECRET_KEYS,
+        path: `spec.storage.${kind}.secretName`,
+      });
+    }
+  }
+  if (spec.overrideConfig !== undefined) {
+    refs.push({
+      kind: "ConfigMap",
+      name: spec.overrideConfig.configMapName,
+      keys: [OVERRIDE_CONFIG_KEY],
+      path: "spec.overrideConfig.configMapName",
+    });
+  }
+  return refs;
+}
+
+/**
+ * Best effort for a spec that does not parse (/customize must answer anyway):
+ * every secretKeyRef, secretName and configMapName found anywhere.
+ */
+export function scanReferences(rawSpec: unknown): Reference[] {
+  const out: Reference[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${path}[${i}]`));
+    if (!isObject(value)) return;
+    for (const [k, v] of Object.entries(value)) {
+      const at = `${path}.${k}`;
+      if (k === "secretKeyRef" && isObject(v) && typeof v["name"] === "string")
+        out.push({ kind: "Secret", name: v["name"], keys: [], path: at });
+      else if ((k === "secretName" || k === "tlsSecretName") && typeof v === "string")
+        out.push({ kind: "Secret", name: v, keys: [], path: at });
+      else if (k === "configMapName" && typeof v === "string")
+        out.push({ kind: "ConfigMap", name: v, keys: [], path: at });
+      else walk(v, at);
+    }
+  };
+  walk(rawSpec, "spec");
+  return out;
+}
+
+/** Names by kind, sorted and unique. */
+export function namesOf(refs: readonly Reference[], kind: Reference["kind"]): string[] {
+  return [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.name))].sort();
+}

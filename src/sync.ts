@@ -1,0 +1,387 @@
+// The hook: sync(request, now) → response, one pure function. It parses the
+// parent once, generates the config, builds the children and computes the
+// status. When anything is wrong it returns the children as last applied
+// (what Metacontroller recorded from the previous answer), so a bad edit never
+// deletes or breaks what runs (SPEC §7).
+import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { z } from "zod";
+import {
+  LAST_APPLIED_ANNOTATION,
+  type KubeObject,
+  type ObjectMap,
+  type SyncRequest,
+  type SyncResponse,
+} from "./api/hook.js";
+import { LlamaStackDistributionSpec, type Spec } from "./api/schema.js";
+import { Status } from "./api/status.js";
+import { buildConfigMap } from "./children/configmap.js";
+import { buildDeployment } from "./children/deployment.js";
+import { DEFAULT_PORT, childNames } from "./children/labels.js";
+import { buildService, serviceUrl } from "./children/service.js";
+import type { Catalog } from "./config/catalog.js";
+import { sha256Hex } from "./config/canonical.js";
+import { resolveDistribution, type ResolvedDistribution } from "./config/distribution.js";
+import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
+import { isObject, stableStringify } from "./config/json.js";
+import { msg } from "./messages.js";
+import { problem, Reason, type Problem, type Result } from "./problems.js";
+import { collectReferences, type Reference } from "./references.js";
+import { computeStatus, ConditionReason, type Check } from "./status.js";
+
+export interface SyncContext {
+  catalog: Catalog;
+  /** generateConfig, possibly memoized by the edge. */
+  generate: (input: GenerateInput) => Result<GeneratedConfig>;
+}
+
+export type SyncOutcome =
+  { kind: "ok"; response: SyncResponse } | { kind: "conflict"; message: string };
+
+const CONTROLLER_UID_LABEL = "controller-uid";
+
+/** Every object of an object map (hook v1 or v2 keys alike), in a fixed order. */
+export function objectsOf(map: ObjectMap): KubeObject[] {
+  return Object.values(map)
+    .flatMap((byKey) => Object.values(byKey))
+    .sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
+}
+
+function lastApplied(child: KubeObject): KubeObject | undefined {
+  const text = child.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed as never) ? (parsed as KubeObject) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What we returned, without what Metacontroller adds to it (controller-uid). */
+function asReturned(obj: KubeObject): unknown {
+  const labels = { ...(obj.metadata.labels ?? {}) };
+  delete labels[CONTROLLER_UID_LABEL];
+  const metadata: Record<string, unknown> = { ...obj.metadata, labels };
+  if (Object.keys(labels).length === 0) delete metadata["labels"];
+  return { ...obj, metadata };
+}
+
+function zodProblems(error: z.ZodError): Problem[] {
+  return error.issues.map((issue) => {
+    const path = ["spec", ...issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p)))]
+      .join(".")
+      .replace(/\.\[/g, "[");
+    let detail = issue.message;
+    if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
+    if (issue.code === "unrecognized_keys")
+      detail = `unknown field(s) ${issue.keys.join(", ")}; remove them (kubectl explain llamastackdistribution.spec lists the fields)`;
+    return problem(Reason.InvalidSpec, path, detail);
+  });
+}
+
+interface Related {
+  secrets: Map<string, KubeObject>;
+  configMaps: Map<string, KubeObject>;
+}
+
+function relatedOf(map: ObjectMap, namespace: string): Related {
+  const secrets = new Map<string, KubeObject>();
+  const configMaps = new Map<string, KubeObject>();
+  for (const obj of objectsOf(map)) {
+    if ((obj.metadata.namespace ?? namespace) !== namespace) continue;
+    if (obj.kind === "Secret") secrets.set(obj.metadata.name, obj);
+    if (obj.kind === "ConfigMap") configMaps.set(obj.metadata.name, obj);
+  }
+  return { secrets, configMaps };
+}
+
+/** Keys of a Secret or ConfigMap (never their values). */
+function keysOf(obj: KubeObject): Set<string> {
+  const keys = new Set<string>();
+  for (const field of ["data", "stringData", "binaryData"]) {
+    const section = (obj as Record<string, unknown>)[field];
+    if (isObject(section as never)) for (const k of Object.keys(section as object)) keys.add(k);
+  }
+  return keys;
+}
+
+function checkReferences(
+  refs: readonly Reference[],
+  related: Related,
+  namespace: string,
+): Problem[] {
+  const problems: Problem[] = [];
+  const reported = new Set<string>();
+  for (const ref of refs) {
+    const obj = (ref.kind === "Secret" ? related.secrets : related.configMaps).get(ref.name);
+    if (obj === undefined) {
+      const key = `${ref.kind}/${ref.name}`;
+      if (reported.has(key)) continue;
+      reported.add(key);
+      problems.push(
+        ref.kind === "Secret"
+          ? problem(Reason.SecretNotFound, ref.path, msg.secretNotFound(ref.name, namespace))
+          : problem(Reason.ConfigMapNotFound, ref.path, msg.configMapNotFound(ref.name, namespace)),
+      );
+      continue;
+    }
+    const keys = keysOf(obj);
+    for (const key of ref.keys) {
+      if (keys.has(key)) continue;
+      problems.push(
+        ref.kind === "Secret"
+          ? problem(
+              Reason.SecretKeyNotFound,
+              ref.path,
+              msg.secretKeyNotFound(ref.name, key, namespace),
+            )
+          : problem(
+              Reason.ConfigMapKeyNotFound,
+              ref.path,
+              msg.configMapKeyNotFound(ref.name, key, namespace),
+            ),
+      );
+    }
+  }
+  return problems;
+}
+
+/** A change to any referenced object (a rotated key, an edited override) changes this hash and rolls the pods. */
+function inputsHash(refs: readonly Reference[], related: Related): string {
+  const lines = [...new Set(refs.map((r) => `${r.kind}/${r.name}`))].sort().map((id) => {
+    const [kind, name] = id.split("/") as [string, string];
+    const obj = (kind === "Secret" ? related.secrets : related.configMaps).get(name);
+    return `${id}@${obj?.metadata.resourceVersion ?? "missing"}`;
+  });
+  return sha256Hex(lines.join("\n")).slice(0, 16);
+}
+
+/** Metacontroller applied our Deployment and the Deployment controller finished rolling it out. */
+export function isRolledOut(observed: KubeObject | undefined, desired: Deployment): boolean {
+  if (observed === undefined) return false;
+  const applied = lastApplied(observed);
+  if (applied === undefined || stableStringify(asReturned(applied)) !== stableStringify(desired))
+    return false;
+  const dep = observed as unknown as Deployment;
+  const status = dep.status ?? {};
+  const replicas = dep.spec?.replicas ?? 1;
+  return (
+    (status.observedGeneration ?? 0) >= (observed.metadata.generation ?? 0) &&
+    (status.updatedReplicas ?? 0) >= replicas &&
+    (status.replicas ?? 0) <= (status.updatedReplicas ?? 0) &&
+    (status.availableReplicas ?? 0) >= replicas
+  );
+}
+
+interface Plan {
+  children: KubeObject[];
+  desiredDeployment: Deployment;
+  configSource: "generated" | "override";
+  generated: GeneratedConfig | undefined;
+  resolved: ResolvedDistribution;
+  port: number;
+}
+
+export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncOutcome {
+  const parent = request.parent;
+  const llsd = parent.metadata.name;
+  const namespace = parent.metadata.namespace;
+  const generation = parent.metadata.generation ?? 0;
+  const observedChildren = objectsOf(request.children);
+  const related = relatedOf(request.related, namespace);
+  const observedStatus = Status.safeParse(parent.status ?? {});
+  const observed: Status = observedStatus.success ? observedStatus.data : {};
+  const observedDeployment = observedChildren.find(
+    (c) => c.kind === "Deployment" && c.metadata.name === childNames.deployment(llsd),
+  );
+
+  let validation: Check = { ok: true };
+  let references: Check = {
+    ok: "unknown",
+    reason: ConditionReason.SpecInvalid,
+    message: "Not checked: the spec is invalid.",
+  };
+  let config: Check & { source?: "generated" | "override" } = {
+    ok: "unknown",
+    reason: ConditionReason.SpecInvalid,
+    message: "Not generated: the spec is invalid.",
+  };
+  const warnings: Problem[] = [];
+  let plan: Plan | undefined;
+
+  const parsed = LlamaStackDistributionSpec.safeParse(parent.spec);
+  if (!parsed.success) {
+    validation = { ok: false, problems: zodProblems(parsed.error) };
+  } else {
+    const spec = parsed.data as Spec;
+    const resolved = resolveDistribution(spec.distribution, ctx.catalog);
+    if (!resolved.ok) {
+      validation = { ok: false, problems: [resolved.problem] };
+    } else {
+      const refs = collectReferences(spec);
+      const refProblems = checkReferences(refs, related, namespace);
+      references = refProblems.length > 0 ? { ok: false, problems: refProblems } : { ok: true };
+      const port = DEFAULT_PORT;
+      const hash = inputsHash(refs, related);
+      let generated: GeneratedConfig | undefined;
+      if (spec.overrideConfig !== undefined) {
+        config = { ok: true, source: "override" };
+      } else if (resolved.value.name === undefined || resolved.value.release === undefined) {
+        config = {
+          ok: false,
+          problems: [
+            problem(
+              Reason.BaseConfigRequired,
+              "spec.distribution.image",
+              msg.baseConfigRequired(resolved.value.image),
+            ),
+          ],
+        };
+      } else {
+        const result = ctx.generate({
+          spec,
+          distribution: {
+            ...resolved.value,
+            name: resolved.value.name,
+            release: resolved.value.release,
+          },
+          catalog: ctx.catalog,
+          userEnvNames: [],
+        });
+        warnings.push(...result.warnings);
+        if (result.ok) {
+          generated = result.value;
+          config = { ok: true, source: "generated" };
+        } else {
+          config = { ok: false, problems: result.problems };
+        }
+      }
+      if (references.ok === true && config.ok === true) {
+        const configMapName =
+          generated !== undefined
+            ? childNames.configMap(llsd, generated.configHash)
+            : (spec.overrideConfig?.configMapName ?? "");
+        const desiredDeployment = buildDeployment({
+          llsd,
+          namespace,
+          image: resolved.value.image,
+          port,
+          configMapName,
+          configHash: generated?.configHash,
+          inputsHash: hash,
+          secretEnv: generated?.secretEnv ?? [],
+        });
+        const children: KubeObject[] = [];
+        if (generated !== undefined) {
+          children.push(
+            buildConfigMap({
+              llsd,
+              namespace,
+              configYaml: generated.configYaml,
+              configHash: generated.configHash,
+            }) as KubeObject,
+          );
+        }
+        children.push(
+          desiredDeployment as KubeObject,
+          buildService({ llsd, namespace, port }) as KubeObject,
+        );
+        plan = {
+          children,
+          desiredDeployment,
+          configSource: config.source ?? "generated",
+          generated,
+          resolved: resolved.value,
+          port,
+        };
+      }
+    }
+  }
+
+  let children: KubeObject[];
+  let rolledOut = false;
+  if (plan !== undefined) {
+    rolledOut = isRolledOut(observedDeployment, plan.desiredDeployment);
+    children = [...plan.children];
+    if (!rolledOut) {
+      // Keep the ConfigMaps the running pods may still mount until the rollout is done.
+      const current = new Set(children.map((c) => `${c.kind}/${c.metadata.name}`));
+      for (const child of observedChildren) {
+        if (
+          child.kind !== "ConfigMap" ||
+          !child.metadata.name.startsWith(childNames.configMapPrefix(llsd))
+        )
+          continue;
+        if (current.has(`ConfigMap/${child.metadata.name}`)) continue;
+        const kept = lastApplied(child);
+        if (kept === undefined) return conflict(child);
+        children.push(kept);
+      }
+    }
+  } else {
+    children = [];
+    for (const child of observedChildren) {
+      const kept = lastApplied(child);
+      if (kept === undefined) return conflict(child);
+      children.push(kept);
+    }
+  }
+
+  const generated = plan?.generated;
+  const observedConfigMap =
+    generated === undefined
+      ? undefined
+      : observedChildren.find(
+          (c) =>
+            c.kind === "ConfigMap" &&
+            c.metadata.name === childNames.configMap(llsd, generated.configHash),
+        );
+  const status = computeStatus({
+    generation,
+    now,
+    observed,
+    validation,
+    references,
+    config,
+    deploymentUpdated: plan !== undefined,
+    firstSync: observedChildren.length === 0,
+    observedDeployment: observedDeployment as Deployment | undefined,
+    rolledOut,
+    warnings,
+    resolvedDistribution:
+      plan === undefined
+        ? observed.resolvedDistribution
+        : {
+            ...(plan.resolved.name === undefined ? {} : { name: plan.resolved.name }),
+            ...(plan.resolved.release === undefined ? {} : { release: plan.resolved.release }),
+            image: plan.resolved.image,
+            configSource: plan.configSource,
+          },
+    configGeneration:
+      plan === undefined
+        ? observed.configGeneration
+        : generated === undefined
+          ? undefined
+          : {
+              configMapName: childNames.configMap(llsd, generated.configHash),
+              configHash: generated.configHash,
+              ...(observedConfigMap?.metadata.creationTimestamp === undefined
+                ? {}
+                : { generatedAt: observedConfigMap.metadata.creationTimestamp }),
+              providerCount: generated.providerCount,
+              resourceCount: generated.resourceCount,
+            },
+    serviceURL:
+      plan === undefined
+        ? observed.serviceURL
+        : serviceUrl({ llsd, namespace, port: plan.port, tls: false }),
+  });
+  return { kind: "ok", response: { status: status as Record<string, unknown>, children } };
+}
+
+function conflict(child: KubeObject): SyncOutcome {
+  return {
+    kind: "conflict",
+    message: `${child.kind} ${child.metadata.name} has no ${LAST_APPLIED_ANNOTATION} annotation, so the hook cannot tell what to keep while the spec has problems; nothing was changed. Fix the spec, or delete that object so it is created again.`,
+  };
+}

@@ -22,7 +22,7 @@ export const msg = {
     release: string,
     valid: readonly string[],
   ) =>
-    `${provider} is not a ${specKey} provider in Llama Stack ${release}; use one of ${list(valid)}`,
+    `${provider} is not a provider type of the ${specKey} API in Llama Stack ${release}; use one of ${list(valid)}`,
   deprecatedProviderType: (type: string, release: string, note: string) =>
     `${type} is deprecated in Llama Stack ${release}: ${note}`,
   noUrlField: (type: string) =>
@@ -51,8 +51,8 @@ export const msg = {
     `${specKey} is not in ${distribution} ${release}'s config, so there is nothing to disable`,
   notInBaseProvider: (id: string, distribution: string, release: string) =>
     `${distribution} ${release}'s config has no provider ${id}, so there is nothing to disable`,
-  disabledDependency: (removed: string, by: string, dependentApi: string, providerId: string) =>
-    `${removed} cannot be removed: ${dependentApi} (provider ${providerId}) needs it; ${by}`,
+  disabledDependency: (removed: string, fix: string, dependentApi: string, providerId: string) =>
+    `${removed} cannot be removed: ${dependentApi} (provider ${providerId}) needs it; ${fix}`,
 
   // resources
   modelNeedsProvider: () =>

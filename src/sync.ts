@@ -14,6 +14,7 @@ import {
 } from "./api/hook.js";
 import { LlamaStackDistributionSpec, type Spec } from "./api/schema.js";
 import { Status } from "./api/status.js";
+import { canonicalObject } from "./children/canonical.js";
 import { buildConfigMap } from "./children/configmap.js";
 import { buildDeployment } from "./children/deployment.js";
 import { DEFAULT_PORT, childNames } from "./children/labels.js";
@@ -376,7 +377,13 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
         ? observed.serviceURL
         : serviceUrl({ llsd, namespace, port: plan.port, tls: false }),
   });
-  return { kind: "ok", response: { status: status as Record<string, unknown>, children } };
+  return {
+    kind: "ok",
+    response: {
+      status: status as Record<string, unknown>,
+      children: children.map(canonicalObject),
+    },
+  };
 }
 
 function conflict(child: KubeObject): SyncOutcome {

@@ -16,7 +16,10 @@ import type { JsonSchema } from "./catalog.js";
 
 export interface SchemaError {
   path: (string | number)[];
+  kind: "invalid" | "required" | "unknown";
   message: string;
+  /** For an unknown key: the fields that level declares. */
+  known?: string[];
 }
 
 type Schema = JsonSchema;
@@ -89,7 +92,7 @@ function validateNode(
     const kinds = alternatives
       .map((a) => describeType(resolveRef(root, a)))
       .filter((d) => d !== "a null");
-    return [{ path, message: `must be ${[...new Set(kinds)].join(" or ")}` }];
+    return [{ path, kind: "invalid", message: `must be ${[...new Set(kinds)].join(" or ")}` }];
   }
   if (Array.isArray(schema["allOf"])) {
     const parts = (schema["allOf"] as Schema[]).flatMap((s) => validateNode(root, s, value, path));
@@ -100,44 +103,66 @@ function validateNode(
     const t = schema["type"];
     // A placeholder becomes a scalar at startup; it cannot become an object or a list.
     if (typeof t === "string" && !SCALARS.has(t))
-      return [{ path, message: `must be ${describeType(schema)}, not an env placeholder` }];
+      return [
+        {
+          path,
+          kind: "invalid",
+          message: `must be ${describeType(schema)}, not an env placeholder`,
+        },
+      ];
     return [];
   }
 
   if ("const" in schema && JSON.stringify(schema["const"]) !== JSON.stringify(value)) {
-    return [{ path, message: `must be ${JSON.stringify(schema["const"])}` }];
+    return [{ path, kind: "invalid", message: `must be ${JSON.stringify(schema["const"])}` }];
   }
   if (
     Array.isArray(schema["enum"]) &&
     !(schema["enum"] as Json[]).some((e) => JSON.stringify(e) === JSON.stringify(value))
   ) {
-    return [{ path, message: `must be ${describeType(schema)}` }];
+    return [{ path, kind: "invalid", message: `must be ${describeType(schema)}` }];
   }
   const type = schema["type"];
   if (typeof type === "string" && !typeMatches(type, value)) {
-    return [{ path, message: `must be ${describeType(schema)}` }];
+    return [{ path, kind: "invalid", message: `must be ${describeType(schema)}` }];
   }
 
   const errors: SchemaError[] = [];
   if (typeof value === "string") {
     if (typeof schema["minLength"] === "number" && value.length < schema["minLength"])
-      errors.push({ path, message: `must have at least ${schema["minLength"]} characters` });
+      errors.push({
+        path,
+        kind: "invalid",
+        message: `must have at least ${schema["minLength"]} characters`,
+      });
     if (typeof schema["maxLength"] === "number" && value.length > schema["maxLength"])
-      errors.push({ path, message: `must have at most ${schema["maxLength"]} characters` });
+      errors.push({
+        path,
+        kind: "invalid",
+        message: `must have at most ${schema["maxLength"]} characters`,
+      });
     if (schema["format"] === "uri") {
       const bad = checkUri(value);
-      if (bad !== undefined) errors.push({ path, message: bad });
+      if (bad !== undefined) errors.push({ path, kind: "invalid", message: bad });
     }
   }
   if (typeof value === "number") {
     if (typeof schema["minimum"] === "number" && value < schema["minimum"])
-      errors.push({ path, message: `must be at least ${schema["minimum"]}` });
+      errors.push({ path, kind: "invalid", message: `must be at least ${schema["minimum"]}` });
     if (typeof schema["maximum"] === "number" && value > schema["maximum"])
-      errors.push({ path, message: `must be at most ${schema["maximum"]}` });
+      errors.push({ path, kind: "invalid", message: `must be at most ${schema["maximum"]}` });
     if (typeof schema["exclusiveMinimum"] === "number" && value <= schema["exclusiveMinimum"])
-      errors.push({ path, message: `must be greater than ${schema["exclusiveMinimum"]}` });
+      errors.push({
+        path,
+        kind: "invalid",
+        message: `must be greater than ${schema["exclusiveMinimum"]}`,
+      });
     if (typeof schema["exclusiveMaximum"] === "number" && value >= schema["exclusiveMaximum"])
-      errors.push({ path, message: `must be less than ${schema["exclusiveMaximum"]}` });
+      errors.push({
+        path,
+        kind: "invalid",
+        message: `must be less than ${schema["exclusiveMaximum"]}`,
+      });
   }
   if (Array.isArray(value) && schema["items"] !== undefined) {
     value.forEach((item, i) =>
@@ -158,7 +183,8 @@ function validateObject(
   const properties = (schema["properties"] ?? {}) as Record<string, Schema>;
   const additional = schema["additionalProperties"];
   for (const required of (schema["required"] ?? []) as string[]) {
-    if (!(required in value)) errors.push({ path: [...path, required], message: "is required" });
+    if (!(required in value))
+      errors.push({ path: [...path, required], kind: "required", message: "is required" });
   }
   for (const [key, child] of Object.entries(value)) {
     const propSchema = properties[key];
@@ -173,7 +199,9 @@ function validateObject(
       const known = Object.keys(properties).sort();
       errors.push({
         path: [...path, key],
-        message: `is not a field of this config${known.length > 0 ? ` (fields: ${known.join(", ")})` : ""}`,
+        kind: "unknown",
+        message: "is not a declared field",
+        known,
       });
     }
   }

@@ -294,7 +294,14 @@ export function validateProviderConfig(
           ? [origin, fieldName, ...rest].join(".")
           : origin;
     const dotted = e.path.map(String).join(".");
-    if (e.message === "is required") {
+    if (e.kind === "unknown") {
+      return problem(
+        Reason.InvalidProviderConfig,
+        where,
+        msg.unknownConfigField(dotted, declared.type, e.known ?? []),
+      );
+    }
+    if (e.kind === "required") {
       return problem(
         Reason.InvalidProviderConfig,
         where,

@@ -1,0 +1,211 @@
+// Golden cases: each folder under test/golden/cases/ holds a case.yaml (a
+// compact scenario: the LlamaStackDistribution, the related Secrets and
+// ConfigMaps, and optionally earlier states that Metacontroller applied) and
+// the files the hook must produce for it:
+//   request.yaml   the full sync request the scenario expands to (hook v2 keys)
+//   response.yaml  the hook's answer (or the 409 it gives)
+//   config.yaml    the generated config.yaml, when there is one
+// test/unit/golden.test.ts compares them as text; UPDATE_GOLDEN=1 rewrites them.
+// The Llama Stack and Kubernetes suites reuse the same corpus.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import { LAST_APPLIED_ANNOTATION, SyncRequest, type KubeObject, type SyncResponse } from "../../src/api/hook.js";
+import { YAML_OPTIONS } from "../../src/config/canonical.js";
+import { generateConfig } from "../../src/config/generate.js";
+import { loadCatalog } from "../../src/server/catalog.js";
+import { sync, type SyncContext, type SyncOutcome } from "../../src/sync.js";
+
+export const CASES_DIR = join(import.meta.dirname, "cases");
+export const NOW = "2026-11-01T12:00:00Z";
+const APPLIED_AT = "2026-11-01T11:00:00Z";
+
+export interface RelatedSpec {
+  /** Keys present; values are never needed. */
+  keys: string[];
+  resourceVersion?: string;
+}
+
+export interface PriorState {
+  /** The spec Metacontroller last synced and applied. */
+  spec: unknown;
+  generation?: number;
+  secrets?: Record<string, string[] | RelatedSpec>;
+  configMaps?: Record<string, string[] | RelatedSpec>;
+  /** Whether the Deployment controller finished rolling this state out (default true). */
+  rolledOut?: boolean;
+  /** Apply the hook's children without Metacontroller's last-applied annotation. */
+  withoutLastApplied?: boolean;
+}
+
+export interface CaseFile {
+  description: string;
+  name?: string;
+  namespace?: string;
+  generation?: number;
+  spec: unknown;
+  secrets?: Record<string, string[] | RelatedSpec>;
+  configMaps?: Record<string, string[] | RelatedSpec>;
+  /** Earlier states, applied in order; their children are what Metacontroller observes now. */
+  observed?: PriorState[];
+}
+
+export interface GoldenCase {
+  name: string;
+  dir: string;
+  file: CaseFile;
+}
+
+export function loadCases(): GoldenCase[] {
+  return readdirSync(CASES_DIR)
+    .sort()
+    .map((name) => {
+      const dir = join(CASES_DIR, name);
+      return { name, dir, file: parse(readFileSync(join(dir, "case.yaml"), "utf8")) as CaseFile };
+    });
+}
+
+let context: SyncContext | undefined;
+export function syncContext(): SyncContext {
+  context ??= { catalog: loadCatalog(), generate: generateConfig };
+  return context;
+}
+
+type Format = "v1" | "v2";
+
+function keyOf(obj: KubeObject, format: Format): string {
+  return format === "v2" ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+}
+
+function groupKey(obj: KubeObject): string {
+  const [group, version] = obj.apiVersion.includes("/") ? obj.apiVersion.split("/") : ["", obj.apiVersion];
+  return group === "" ? `${obj.kind}.${version}` : `${obj.kind}.${group}/${version}`;
+}
+
+function toMap(objects: readonly KubeObject[], format: Format, groups: readonly string[] = []) {
+  const map: Record<string, Record<string, KubeObject>> = Object.fromEntries(groups.map((g) => [g, {}]));
+  for (const obj of objects) (map[groupKey(obj)] ??= {})[keyOf(obj, format)] = obj;
+  return map;
+}
+
+/** The child types the CompositeController declares: Metacontroller always sends each group. */
+export const CHILD_GROUPS = ["ConfigMap.v1", "Deployment.apps/v1", "Service.v1"];
+
+function relatedObjects(c: { secrets?: CaseFile["secrets"]; configMaps?: CaseFile["configMaps"] }, namespace: string): KubeObject[] {
+  const make = (kind: string, entries: Record<string, string[] | RelatedSpec> | undefined) =>
+    Object.entries(entries ?? {}).map(([name, spec]) => {
+      const s = Array.isArray(spec) ? { keys: spec } : spec;
+      return {
+        apiVersion: "v1",
+        kind,
+        metadata: { name, namespace, resourceVersion: s.resourceVersion ?? "1", uid: `uid-${kind}-${name}` },
+        // Values are placeholders: the hook only ever looks at the keys.
+        data: Object.fromEntries(s.keys.map((k) => [k, Buffer.from(`value-of-${name}-${k}`).toString("base64")])),
+      } as KubeObject;
+    });
+  return [...make("Secret", c.secrets), ...make("ConfigMap", c.configMaps)];
+}
+
+/** What a child looks like after Metacontroller applied it (dynamic apply). */
+export function applied(child: KubeObject, opts: { parentUid: string; rolledOut: boolean; lastApplied: boolean }): KubeObject {
+  const annotations = { ...(child.metadata.annotations ?? {}) };
+  if (opts.lastApplied) annotations[LAST_APPLIED_ANNOTATION] = JSON.stringify(child);
+  const out: KubeObject = {
+    ...structuredClone(child),
+    metadata: {
+      ...structuredClone(child.metadata),
+      labels: { ...(child.metadata.labels ?? {}), "controller-uid": opts.parentUid },
+      annotations,
+      uid: `uid-${child.kind}-${child.metadata.name}`,
+      resourceVersion: "100",
+      generation: 1,
+      creationTimestamp: APPLIED_AT,
+    },
+  };
+  if (child.kind === "Deployment") {
+    const replicas = ((child as { spec?: { replicas?: number } }).spec?.replicas ?? 1) as number;
+    out["status"] = opts.rolledOut
+      ? {
+          observedGeneration: 1,
+          replicas,
+          updatedReplicas: replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+          conditions: [
+            { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
+            { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: "ReplicaSet has successfully progressed." },
+          ],
+        }
+      : {
+          observedGeneration: 1,
+          replicas,
+          updatedReplicas: 0,
+          unavailableReplicas: replicas,
+          conditions: [{ type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." }],
+        };
+  }
+  return out;
+}
+
+function parentOf(c: CaseFile, spec: unknown, generation: number, status: unknown) {
+  return {
+    apiVersion: "llamastack.io/v1alpha2",
+    kind: "LlamaStackDistribution",
+    metadata: { name: c.name ?? "llama", namespace: c.namespace ?? "default", uid: "uid-parent", generation },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+/** Expands a case into the sync request Metacontroller would send, in one hook format. */
+export function buildRequest(c: CaseFile, format: Format): SyncRequest {
+  const namespace = c.namespace ?? "default";
+  let children = new Map<string, KubeObject>();
+  let status: unknown;
+  for (const [i, prior] of (c.observed ?? []).entries()) {
+    const related = relatedObjects(prior.secrets !== undefined || prior.configMaps !== undefined ? prior : c, namespace);
+    const req = SyncRequest.parse({
+      parent: parentOf(c, prior.spec, prior.generation ?? i + 1, status),
+      children: toMap([...children.values()], format, CHILD_GROUPS),
+      related: toMap(related, format),
+    });
+    const outcome = sync(req, NOW, syncContext());
+    if (outcome.kind !== "ok") throw new Error(`observed[${i}] of the case did not sync: ${outcome.message}`);
+    const next = new Map<string, KubeObject>();
+    for (const child of outcome.response.children) {
+      const id = `${child.kind}/${child.metadata.name}`;
+      next.set(id, applied(child, { parentUid: "uid-parent", rolledOut: prior.rolledOut ?? true, lastApplied: prior.withoutLastApplied !== true }));
+    }
+    children = next;
+    status = outcome.response.status;
+  }
+  return SyncRequest.parse({
+    controller: { apiVersion: "metacontroller.k8s.io/v1alpha1", kind: "CompositeController", metadata: { name: "llsd-hook" } },
+    parent: parentOf(c, c.spec, c.generation ?? (c.observed?.length ?? 0) + 1, status),
+    children: toMap([...children.values()], format, CHILD_GROUPS),
+    related: toMap(relatedObjects(c, namespace), format, ["Secret.v1", "ConfigMap.v1"]),
+    finalizing: false,
+  });
+}
+
+export function runCase(c: CaseFile, format: Format): SyncOutcome {
+  return sync(buildRequest(c, format), NOW, syncContext());
+}
+
+export function toYaml(value: unknown): string {
+  return stringify(value, YAML_OPTIONS);
+}
+
+export function outcomeYaml(outcome: SyncOutcome): string {
+  return toYaml(outcome.kind === "ok" ? outcome.response : { httpStatus: 409, error: outcome.message });
+}
+
+/** The generated config.yaml the response's Deployment mounts, if there is one. */
+export function configOf(response: SyncResponse): string | undefined {
+  const deployment = response.children.find((c) => c.kind === "Deployment") as
+    | { spec?: { template?: { spec?: { volumes?: { name: string; configMap?: { name?: string } }[] } } } }
+    | undefined;
+  const name = deployment?.spec?.template?.spec?.volumes?.find((v) => v.name === "config")?.configMap?.name;
+  const cm = response.children.find((c) => c.kind === "ConfigMap" && c.metadata.name === name);
+  return (cm as { data?: Record<string, string> } | undefined)?.data?.["config.yaml"];
+}

@@ -4,7 +4,14 @@
 import { expect } from "chai";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildRequest, configOf, loadCases, outcomeYaml, runCase, toYaml } from "../golden/harness.js";
+import {
+  buildRequest,
+  configOf,
+  loadCases,
+  outcomeYaml,
+  runCase,
+  toYaml,
+} from "../golden/harness.js";
 
 const update = process.env["UPDATE_GOLDEN"] === "1";
 
@@ -18,7 +25,9 @@ function compare(file: string, actual: string | undefined): void {
     expect(existsSync(file), `${file} should not exist`).to.equal(false);
     return;
   }
-  expect(existsSync(file), `${file} is missing; run UPDATE_GOLDEN=1 npm run test:unit`).to.equal(true);
+  expect(existsSync(file), `${file} is missing; run UPDATE_GOLDEN=1 npm run test:unit`).to.equal(
+    true,
+  );
   expect(actual).to.equal(readFileSync(file, "utf8"));
 }
 

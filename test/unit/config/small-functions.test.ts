@@ -1,0 +1,216 @@
+// Table tests of the config engine's small functions, hostile rows included.
+import { expect } from "chai";
+import { barePlaceholders, conditionalId, placeholdersIn } from "../../../src/config/envsubst.js";
+import { deepMerge, formatPath, stableStringify } from "../../../src/config/json.js";
+import { validateAgainstSchema } from "../../../src/config/jsonschema.js";
+import { effectiveId, resolveProviderType } from "../../../src/config/providers.js";
+import { findCollisions, providerEnvName, storageEnvName } from "../../../src/config/secrets.js";
+import { toCanonicalYaml } from "../../../src/config/canonical.js";
+import { loadCatalog, parseImageOverrides } from "../../../src/server/catalog.js";
+
+const catalog = loadCatalog();
+const release = catalog.byRelease["0.7.3"]!;
+
+describe("envsubst", () => {
+  const rows: [string, string, unknown][] = [
+    ["a bare placeholder", "${env.X}", [{ name: "X", operator: "", argument: "" }]],
+    [
+      "a default",
+      "${env.URL:=http://h:1/v1}",
+      [{ name: "URL", operator: "=", argument: "http://h:1/v1" }],
+    ],
+    ["an empty default", "${env.K:=}", [{ name: "K", operator: "=", argument: "" }]],
+    ["a conditional", "${env.V:+vllm}", [{ name: "V", operator: "+", argument: "vllm" }]],
+    [
+      "inside a string",
+      "http://${env.H:=x}:${env.P}/v1",
+      [
+        { name: "H", operator: "=", argument: "x" },
+        { name: "P", operator: "", argument: "" },
+      ],
+    ],
+    ["lower-case names are not placeholders", "${env.lower}", []],
+    ["${NAME} is not a placeholder", "${HOME}", []],
+    ["the :- form is not a placeholder", "${env.X:-d}", []],
+    ["plain text", "hello", []],
+  ];
+  for (const [what, text, want] of rows)
+    it(`placeholdersIn: ${what}`, () => expect(placeholdersIn(text)).to.deep.equal(want));
+
+  it("conditionalId", () => {
+    expect(conditionalId("${env.VLLM_URL:+vllm}")).to.deep.equal({
+      id: "vllm",
+      envVar: "VLLM_URL",
+    });
+    expect(conditionalId("vllm")).to.equal(undefined);
+    expect(conditionalId("${env.X:=vllm}")).to.equal(undefined);
+    expect(effectiveId("${env.VLLM_URL:+vllm}")).to.equal("vllm");
+    expect(effectiveId(null)).to.equal(undefined);
+    expect(effectiveId(3)).to.equal(undefined);
+  });
+
+  it("barePlaceholders finds every bare use with its path", () => {
+    const doc = { a: ["${env.A}", { b: "x ${env.B:=1} ${env.C}" }], d: null, e: 5 };
+    expect(barePlaceholders(doc)).to.deep.equal([
+      { name: "A", path: ["a", 0] },
+      { name: "C", path: ["a", 1, "b"] },
+    ]);
+  });
+});
+
+describe("json helpers", () => {
+  it("deepMerge overlays objects and replaces everything else, without touching its inputs", () => {
+    const base = { a: { x: 1, y: [1, 2] }, b: "keep" };
+    const over = { a: { y: [3], z: null }, c: true };
+    const merged = deepMerge(base, over);
+    expect(merged).to.deep.equal({ a: { x: 1, y: [3], z: null }, b: "keep", c: true });
+    expect(base).to.deep.equal({ a: { x: 1, y: [1, 2] }, b: "keep" });
+    expect(deepMerge({}, {})).to.deep.equal({});
+    expect(deepMerge([1], { a: 1 })).to.deep.equal({ a: 1 });
+  });
+  it("formatPath", () => {
+    expect(formatPath(["providers", "inference", 0, "config"])).to.equal(
+      "providers.inference[0].config",
+    );
+    expect(formatPath([])).to.equal("");
+  });
+  it("stableStringify does not depend on key order", () => {
+    expect(stableStringify({ b: 1, a: { d: 1, c: 2 } })).to.equal(
+      stableStringify({ a: { c: 2, d: 1 }, b: 1 }),
+    );
+  });
+});
+
+describe("validateAgainstSchema (pydantic JSON schema subset)", () => {
+  const vllm = release.providers["inference"]!["remote::vllm"]!.configSchema;
+  const rows: [string, unknown, string[]][] = [
+    ["a valid config", { base_url: "http://vllm:8000/v1", max_tokens: 10 }, []],
+    [
+      "an env placeholder passes any scalar type",
+      { max_tokens: "${env.MAX:=4096}", base_url: "${env.U}" },
+      [],
+    ],
+    [
+      "a URL without scheme",
+      { base_url: "vllm:8000" },
+      ["base_url: must be a URL with a host, such as http://vllm:8000/v1"],
+    ],
+    ["a wrong type", { max_tokens: "many" }, ["max_tokens: must be an integer"]],
+    ["an unknown key", { url: "http://x" }, ["url: is not a declared field"]],
+    [
+      "a nested unknown key",
+      { network: { tls: { verify: true, bogus: 1 } } },
+      ["network.tls.bogus: is not a declared field"],
+    ],
+    ["null where null is allowed", { base_url: null }, []],
+    [
+      "an object where a scalar is expected",
+      { max_tokens: { a: 1 } },
+      ["max_tokens: must be an integer"],
+    ],
+    ["a placeholder where an object is expected", { network: "${env.NET}" }, []],
+  ];
+  for (const [what, value, want] of rows) {
+    it(what, () => {
+      const errors = validateAgainstSchema(vllm, value as never).map(
+        (e) => `${e.path.join(".")}: ${e.message}`,
+      );
+      expect(errors).to.deep.equal(want);
+    });
+  }
+  it("reports a missing required field", () => {
+    const faiss = release.providers["vector_io"]!["inline::faiss"]!.configSchema;
+    expect(validateAgainstSchema(faiss, {}).map((e) => [e.path.join("."), e.kind])).to.deep.equal([
+      ["persistence", "required"],
+    ]);
+  });
+});
+
+describe("provider types", () => {
+  const inference = release.providers["inference"]!;
+  const rows: [string, string | undefined][] = [
+    ["vllm", "remote::vllm"],
+    ["remote::vllm", "remote::vllm"],
+    ["sentence-transformers", "inline::sentence-transformers"],
+    ["inline::vllm", undefined],
+    ["tgi", undefined],
+    ["", undefined],
+  ];
+  for (const [provider, want] of rows)
+    it(`${JSON.stringify(provider)} → ${String(want)}`, () =>
+      expect(resolveProviderType(provider, inference)).to.equal(want));
+  it("llama-guard is inline (SPEC 4.10)", () =>
+    expect(resolveProviderType("llama-guard", release.providers["safety"]!)).to.equal(
+      "inline::llama-guard",
+    ));
+});
+
+describe("secret env var names (SPEC 4.4)", () => {
+  const rows: [string, string | undefined, string, string][] = [
+    ["inference", undefined, "API_KEY", "LLSD_INFERENCE_API_KEY"],
+    ["vector_io", undefined, "password", "LLSD_VECTOR_IO_PASSWORD"],
+    ["inference", "vllm-primary", "API_KEY", "LLSD_INFERENCE_VLLM_PRIMARY_API_KEY"],
+    ["inference", "a.b_c", "api_token", "LLSD_INFERENCE_A_B_C_API_TOKEN"],
+  ];
+  for (const [api, id, field, want] of rows)
+    it(want, () => expect(providerEnvName(api, id, field)).to.equal(want));
+  it("storage", () =>
+    expect(storageEnvName("sql", "password")).to.equal("LLSD_STORAGE_SQL_PASSWORD"));
+  it("two references on one name are a collision", () => {
+    const problems = findCollisions([
+      {
+        name: "LLSD_INFERENCE_A_B_API_KEY",
+        secretName: "s",
+        key: "k",
+        specPath: "spec.providers.inference[0].apiKey.secretKeyRef",
+      },
+      {
+        name: "LLSD_INFERENCE_A_B_API_KEY",
+        secretName: "s",
+        key: "k",
+        specPath: "spec.providers.inference[1].apiKey.secretKeyRef",
+      },
+    ]);
+    expect(problems).to.have.length(1);
+    expect(problems[0]?.reason).to.equal("EnvVarCollision");
+  });
+});
+
+describe("canonical YAML", () => {
+  it("orders the top level, sorts the rest, keeps list order, quotes YAML 1.1 booleans", () => {
+    const yaml = toCanonicalYaml({
+      server: { port: 1 },
+      version: 2,
+      apis: ["b", "a"],
+      x: { b: "yes", a: "on" },
+    });
+    expect(yaml).to.equal(
+      'version: 2\napis:\n  - b\n  - a\nserver:\n  port: 1\nx:\n  a: "on"\n  b: "yes"\n',
+    );
+  });
+});
+
+describe("image overrides file", () => {
+  it("maps names and name:release to images", () => {
+    expect(parseImageOverrides("starter: m/s:1\nstarter:0.6.1: m/s:0\n", "f")).to.deep.equal({
+      starter: "m/s:1",
+      "starter:0.6.1": "m/s:0",
+    });
+    expect(parseImageOverrides("", "f")).to.deep.equal({});
+  });
+  it("rejects what is not a mapping of strings", () => {
+    expect(() => parseImageOverrides("- a", "f")).to.throw("f: must be a YAML mapping");
+    expect(() => parseImageOverrides("starter: 3", "f")).to.throw(
+      "f: starter must map to an image reference",
+    );
+  });
+  it("applies to the catalog", () => {
+    const c = loadCatalog({
+      imageOverrides: { starter: "mirror/starter:x", "starter:0.6.1": "mirror/starter:old" },
+    });
+    expect(c.images["starter"]).to.deep.equal({
+      "0.7.3": "mirror/starter:x",
+      "0.6.1": "mirror/starter:old",
+    });
+  });
+});

@@ -1,0 +1,189 @@
+// The HTTP edge, driven in-process with supertest.
+import { expect } from "chai";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import request from "supertest";
+import { createApp } from "../../../src/server/app.js";
+import { loadCatalog } from "../../../src/server/catalog.js";
+import { buildRequest, loadCases } from "../../golden/harness.js";
+import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
+
+const catalog = loadCatalog();
+
+function appWithLogs() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = pino({ level: "debug" }, stream);
+  const app = createApp({ catalog, logger, now: () => new Date("2026-11-01T12:00:00.123Z") });
+  return { app, lines };
+}
+
+const minimalSpec = {
+  distribution: { name: "starter" },
+  providers: {
+    inference: [
+      {
+        provider: "vllm",
+        endpoint: "http://vllm:8000/v1",
+        apiKey: { secretKeyRef: { name: "creds-a", key: "token" } },
+      },
+    ],
+  },
+};
+
+describe("HTTP edge", () => {
+  it("GET /healthz and /readyz answer 200", async () => {
+    const { app } = appWithLogs();
+    await request(app).get("/healthz").expect(200, { status: "ok" });
+    const ready = await request(app).get("/readyz").expect(200);
+    expect(ready.body.releases).to.deep.equal(catalog.releases);
+  });
+
+  it("POST /sync answers a golden request exactly like the core", async () => {
+    const { app } = appWithLogs();
+    const c = loadCases().find((x) => x.name === "us1-3-api-key-from-secret");
+    if (c === undefined) throw new Error("golden case missing");
+    const res = await request(app).post("/sync").send(buildRequest(c.file, "v2")).expect(200);
+    expect(res.body.children.map((ch: { kind: string }) => ch.kind)).to.deep.equal([
+      "ConfigMap",
+      "Deployment",
+      "Service",
+    ]);
+    expect(res.body.status.phase).to.equal("Pending");
+    expect(res.body.status.conditions[0].lastTransitionTime).to.equal("2026-11-01T12:00:00Z");
+  });
+
+  it("POST /sync with a 10 MiB request (large related objects) answers 200", async () => {
+    const { app } = appWithLogs();
+    const big = syncRequest(minimalSpec, {
+      related: [
+        ...canarySecrets(),
+        ...Array.from({ length: 10 }, (_, i) => ({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: `bulk-${i}`, namespace: "default", resourceVersion: "1" },
+          data: { blob: "x".repeat(1024 * 1024) },
+        })),
+      ],
+    });
+    const body = JSON.stringify(big);
+    expect(body.length).to.be.greaterThan(10 * 1024 * 1024);
+    const res = await request(app)
+      .post("/sync")
+      .set("content-type", "application/json")
+      .send(body)
+      .expect(200);
+    expect(res.body.status.phase).to.equal("Pending");
+  });
+
+  it("invalid JSON is a 400 that does not echo the body", async () => {
+    const { app } = appWithLogs();
+    const res = await request(app)
+      .post("/sync")
+      .set("content-type", "application/json")
+      .send(`{"parent": "${CANARY}"`)
+      .expect(400);
+    expect(res.body.error).to.match(/^invalid JSON body/);
+    expect(JSON.stringify(res.body)).not.to.include(CANARY);
+  });
+
+  it("a wrong content type is a 415", async () => {
+    const { app } = appWithLogs();
+    const res = await request(app)
+      .post("/sync")
+      .set("content-type", "text/plain")
+      .send("hello")
+      .expect(415);
+    expect(res.body.error).to.equal("content-type must be application/json");
+  });
+
+  it("an empty body is a 400 naming the missing field by JSON path", async () => {
+    const { app } = appWithLogs();
+    const res = await request(app)
+      .post("/sync")
+      .set("content-type", "application/json")
+      .send("")
+      .expect(400);
+    expect(res.body.error).to.match(/^invalid hook request: \$\.parent: /);
+  });
+
+  it("a malformed request is a 400 with the JSON path of the problem", async () => {
+    const { app } = appWithLogs();
+    const req = syncRequest(minimalSpec) as unknown as {
+      parent: { metadata: Record<string, unknown> };
+    };
+    req.parent.metadata["name"] = 42;
+    const res = await request(app).post("/sync").send(req).expect(400);
+    expect(res.body.error).to.match(/^invalid hook request: \$\.parent\.metadata\.name: /);
+    expect(res.body.issues[0].path).to.equal("$.parent.metadata.name");
+  });
+
+  it("POST /customize answers 200 with the referenced Secrets, also for an invalid spec", async () => {
+    const { app } = appWithLogs();
+    const valid = await request(app)
+      .post("/customize")
+      .send({ parent: syncRequest(minimalSpec).parent })
+      .expect(200);
+    expect(valid.body).to.deep.equal({
+      relatedResources: [
+        { apiVersion: "v1", resource: "secrets", namespace: "default", names: ["creds-a"] },
+      ],
+    });
+    const invalidSpec = { ...minimalSpec, overrideConfig: { configMapName: "full" }, bogus: 1 };
+    const invalid = await request(app)
+      .post("/customize")
+      .send({ parent: syncRequest(invalidSpec).parent })
+      .expect(200);
+    expect(invalid.body.relatedResources).to.deep.equal([
+      { apiVersion: "v1", resource: "secrets", namespace: "default", names: ["creds-a"] },
+      { apiVersion: "v1", resource: "configmaps", namespace: "default", names: ["full"] },
+    ]);
+  });
+
+  it("an observed child without last-applied annotation during an invalid edit is a 409", async () => {
+    const { app } = appWithLogs();
+    const c = loadCases().find((x) => x.name === "hook-no-last-applied-conflict");
+    if (c === undefined) throw new Error("golden case missing");
+    const res = await request(app).post("/sync").send(buildRequest(c.file, "v1")).expect(409);
+    expect(res.body.error).to.include(
+      "has no metacontroller.k8s.io/last-applied-configuration annotation",
+    );
+  });
+
+  it("an unknown route is a 404", async () => {
+    const { app } = appWithLogs();
+    await request(app).get("/nope").expect(404);
+  });
+
+  it("a fault in the hook is a 500 with a message and no stack trace", async () => {
+    const logger = pino({ level: "silent" });
+    const broken = { ...catalog, releases: ["0.7.3"], byRelease: {} } as typeof catalog;
+    const app = createApp({ catalog: broken, logger });
+    const res = await request(app).post("/sync").send(syncRequest(minimalSpec)).expect(500);
+    expect(res.body).to.deep.equal({ error: "internal error in llsd-hook; see the hook's log" });
+  });
+
+  it("logs one structured line per request and never a Secret value", async () => {
+    const { app, lines } = appWithLogs();
+    await request(app).post("/sync").send(syncRequest(minimalSpec)).expect(200);
+    await request(app)
+      .post("/sync")
+      .set("content-type", "application/json")
+      .send(`{"x": "${CANARY}`)
+      .expect(400);
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const syncLine = entries.find((e) => e["path"] === "/sync" && e["status"] === 200);
+    expect(syncLine).to.include({
+      method: "POST",
+      parent: "default/llama",
+      phase: "Pending",
+      children: 3,
+    });
+    expect(lines.join("")).not.to.include(CANARY);
+  });
+});

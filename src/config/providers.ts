@@ -9,7 +9,7 @@ import { problem, Reason, type Problem } from "../problems.js";
 import type { ProviderTypeInfo, ReleaseData } from "./catalog.js";
 import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";
 import { clone, deepMerge, isObject, type Json, type JsonObject } from "./json.js";
-import { fieldsOf, validateAgainstSchema } from "./jsonschema.js";
+import { fieldsOf, validateAgainstSchema } from "../jsonschema.js";
 import { providerEnvName, type SecretBinding } from "./secrets.js";
 
 /** A provider the spec declares, resolved against the release. */

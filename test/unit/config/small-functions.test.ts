@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import { barePlaceholders, conditionalId, placeholdersIn } from "../../../src/config/envsubst.js";
 import { deepMerge, formatPath, stableStringify } from "../../../src/config/json.js";
-import { validateAgainstSchema } from "../../../src/config/jsonschema.js";
+import { validateAgainstSchema } from "../../../src/jsonschema.js";
 import { effectiveId, resolveProviderType } from "../../../src/config/providers.js";
 import { findCollisions, providerEnvName, storageEnvName } from "../../../src/config/secrets.js";
 import { toCanonicalYaml } from "../../../src/config/canonical.js";

@@ -1,18 +1,20 @@
-// Validates a provider config against the JSON schema its pydantic config
-// class exported (configs/<release>/registry.json). Covers the subset pydantic
-// emits: type, anyOf/oneOf/allOf, $ref into $defs, enum/const, properties,
-// required, additionalProperties, items, numeric and length bounds, and the
-// uri format (HttpUrl needs a scheme and a host).
+// Validates JSON values against the JSON schema subset two sources emit:
+// pydantic (provider configs, configs/<release>/registry.json) and Kubernetes'
+// OpenAPI (embedded core/v1 types, src/api/k8s-schemas.json): type,
+// anyOf/oneOf/allOf, $ref into $defs, enum/const, properties, required,
+// additionalProperties, items, numeric, length and item bounds, pattern,
+// x-kubernetes-int-or-string/preserve-unknown-fields and the uri format.
 //
-// Two Llama Stack rules shape it:
+// For provider configs (the default mode), two Llama Stack rules shape it:
 //  - a string holding a `${env.X}` placeholder is only known at startup, after
 //    substitution turns it into a string, number, boolean or null, so it
 //    passes any scalar type here;
 //  - pydantic silently drops keys a model does not declare (unless the model
 //    allows extras), so an undeclared key is reported: it would have no effect.
-import { hasPlaceholder } from "./envsubst.js";
-import { isObject, type Json } from "./json.js";
-import type { JsonSchema } from "./catalog.js";
+import { hasPlaceholder } from "./config/envsubst.js";
+import { isObject, type Json } from "./config/json.js";
+
+export type JsonSchema = Record<string, unknown>;
 
 export interface SchemaError {
   path: (string | number)[];
@@ -72,16 +74,26 @@ function checkUri(value: string): string | undefined {
   }
 }
 
+export interface ValidateOptions {
+  /** Strings holding `${env.X}` pass any scalar type (Llama Stack configs). */
+  envPlaceholders: boolean;
+}
+
+const LLAMA_STACK: ValidateOptions = { envPlaceholders: true };
+
 function validateNode(
   root: Schema,
   rawSchema: Schema,
   value: Json,
   path: (string | number)[],
+  opts: ValidateOptions,
 ): SchemaError[] {
   const schema = resolveRef(root, rawSchema);
+  if (schema["x-kubernetes-preserve-unknown-fields"] === true && schema["properties"] === undefined)
+    return [];
   const alternatives = (schema["anyOf"] ?? schema["oneOf"]) as Schema[] | undefined;
   if (Array.isArray(alternatives)) {
-    const results = alternatives.map((alt) => validateNode(root, alt, value, path));
+    const results = alternatives.map((alt) => validateNode(root, alt, value, path, opts));
     if (results.some((r) => r.length === 0)) return [];
     // Report the alternative whose type fits, if one does; else a type error.
     const fitting = alternatives.findIndex((alt) => {
@@ -95,11 +107,13 @@ function validateNode(
     return [{ path, kind: "invalid", message: `must be ${[...new Set(kinds)].join(" or ")}` }];
   }
   if (Array.isArray(schema["allOf"])) {
-    const parts = (schema["allOf"] as Schema[]).flatMap((s) => validateNode(root, s, value, path));
+    const parts = (schema["allOf"] as Schema[]).flatMap((s) =>
+      validateNode(root, s, value, path, opts),
+    );
     if (parts.length > 0) return parts;
   }
 
-  if (isDeferred(value)) {
+  if (opts.envPlaceholders && isDeferred(value)) {
     const t = schema["type"];
     // A placeholder becomes a scalar at startup; it cannot become an object or a list.
     if (typeof t === "string" && !SCALARS.has(t))
@@ -166,10 +180,31 @@ function validateNode(
   }
   if (Array.isArray(value) && schema["items"] !== undefined) {
     value.forEach((item, i) =>
-      errors.push(...validateNode(root, schema["items"] as Schema, item, [...path, i])),
+      errors.push(...validateNode(root, schema["items"] as Schema, item, [...path, i], opts)),
     );
   }
-  if (isObject(value)) errors.push(...validateObject(root, schema, value, path));
+  if (Array.isArray(value)) {
+    if (typeof schema["minItems"] === "number" && value.length < schema["minItems"])
+      errors.push({
+        path,
+        kind: "invalid",
+        message: `must have at least ${schema["minItems"]} items`,
+      });
+    if (typeof schema["maxItems"] === "number" && value.length > schema["maxItems"])
+      errors.push({
+        path,
+        kind: "invalid",
+        message: `must have at most ${schema["maxItems"]} items`,
+      });
+  }
+  if (
+    typeof value === "string" &&
+    typeof schema["pattern"] === "string" &&
+    !new RegExp(schema["pattern"], "u").test(value)
+  ) {
+    errors.push({ path, kind: "invalid", message: `must match ${schema["pattern"]}` });
+  }
+  if (isObject(value)) errors.push(...validateObject(root, schema, value, path, opts));
   return errors;
 }
 
@@ -178,6 +213,7 @@ function validateObject(
   schema: Schema,
   value: Record<string, Json>,
   path: (string | number)[],
+  opts: ValidateOptions,
 ): SchemaError[] {
   const errors: SchemaError[] = [];
   const properties = (schema["properties"] ?? {}) as Record<string, Schema>;
@@ -189,9 +225,9 @@ function validateObject(
   for (const [key, child] of Object.entries(value)) {
     const propSchema = properties[key];
     if (propSchema !== undefined) {
-      errors.push(...validateNode(root, propSchema, child, [...path, key]));
+      errors.push(...validateNode(root, propSchema, child, [...path, key], opts));
     } else if (isObject(additional as Json)) {
-      errors.push(...validateNode(root, additional as Schema, child, [...path, key]));
+      errors.push(...validateNode(root, additional as Schema, child, [...path, key], opts));
     } else if (
       additional !== true &&
       (schema["properties"] !== undefined || additional === false)
@@ -209,8 +245,12 @@ function validateObject(
 }
 
 /** Validates `value` against a pydantic-exported JSON schema. */
-export function validateAgainstSchema(schema: JsonSchema, value: Json): SchemaError[] {
-  return validateNode(schema, schema, value, []);
+export function validateAgainstSchema(
+  schema: JsonSchema,
+  value: Json,
+  opts: ValidateOptions = LLAMA_STACK,
+): SchemaError[] {
+  return validateNode(schema, schema, value, [], opts);
 }
 
 /** The declared top-level fields of a config schema. */

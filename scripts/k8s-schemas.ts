@@ -38,7 +38,8 @@ const INT_OR_STRING_TYPES: Record<string, Schema> = {
   "io.k8s.apimachinery.pkg.api.resource.Quantity": {
     "x-kubernetes-int-or-string": true,
     anyOf: [{ type: "integer" }, { type: "string" }],
-    pattern: "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
+    pattern:
+      "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
   },
   "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {
     "x-kubernetes-int-or-string": true,
@@ -84,7 +85,12 @@ function inline(schemas: Record<string, Schema>, node: Schema, stack: string[]):
   for (const [key, value] of Object.entries(s)) {
     if (key.startsWith("x-") && !ALLOWED_EXTENSIONS.has(key)) continue;
     if (key === "properties") {
-      out[key] = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([k, v]) => [k, inline(schemas, v, stack)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, Schema>).map(([k, v]) => [
+          k,
+          inline(schemas, v, stack),
+        ]),
+      );
     } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
       out[key] = inline(schemas, value as Schema, stack);
     } else {
@@ -92,23 +98,44 @@ function inline(schemas: Record<string, Schema>, node: Schema, stack: string[]):
     }
   }
   if (out["type"] === "array" && out["maxItems"] === undefined) out["maxItems"] = DEFAULT_MAX_ITEMS;
-  if (out["type"] === "string" && out["maxLength"] === undefined && out["enum"] === undefined && out["format"] === undefined) {
+  if (
+    out["type"] === "object" &&
+    out["additionalProperties"] !== undefined &&
+    out["maxProperties"] === undefined
+  ) {
+    out["maxProperties"] = DEFAULT_MAX_ITEMS;
+  }
+  if (
+    out["type"] === "string" &&
+    out["maxLength"] === undefined &&
+    out["enum"] === undefined &&
+    out["format"] === undefined
+  ) {
     out["maxLength"] = DEFAULT_MAX_LENGTH;
   }
   return out;
 }
 
 export function extract(openapiFile: string): Record<string, Schema> {
-  const doc = JSON.parse(readFileSync(openapiFile, "utf8")) as { components: { schemas: Record<string, Schema> } };
+  const doc = JSON.parse(readFileSync(openapiFile, "utf8")) as {
+    components: { schemas: Record<string, Schema> };
+  };
   const schemas = doc.components.schemas;
   return Object.fromEntries(
-    Object.entries(EMBEDDED_TYPES).map(([name, id]) => [name, inline(schemas, schemas[id] as Schema, [id])]),
+    Object.entries(EMBEDDED_TYPES).map(([name, id]) => [
+      name,
+      inline(schemas, schemas[id] as Schema, [id]),
+    ]),
   );
 }
 
 if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
   const version = readFileSync(join(root, "test", "k8s", "KUBERNETES_VERSION"), "utf8").trim();
-  const out = { $comment: `Extracted from k8s.io/kubernetes ${version} api/openapi-spec/v3/api__v1_openapi.json by scripts/k8s-schemas.ts; do not edit.`, kubernetesVersion: version, types: extract(openApiPath()) };
+  const out = {
+    $comment: `Extracted from k8s.io/kubernetes ${version} api/openapi-spec/v3/api__v1_openapi.json by scripts/k8s-schemas.ts; do not edit.`,
+    kubernetesVersion: version,
+    types: extract(openApiPath()),
+  };
   writeFileSync(join(root, "src", "api", "k8s-schemas.json"), `${JSON.stringify(out, null, 1)}\n`);
   console.log(`wrote src/api/k8s-schemas.json (${Object.keys(out.types).length} types)`);
 }

@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { SPEC_API_KEYS, specKeyOf } from "./llama-apis.js";
 import { rule, withRules } from "./rules.js";
+import { Networking, Workload } from "./workload.js";
+import { Status } from "./status.js";
 
 export const GROUP = "llamastack.io";
 export const VERSION = "v1alpha2";
@@ -423,6 +425,20 @@ export const specRules = [
     check: (s) => s.overrideConfig === undefined || CONFIG_FIELDS.every((f) => s[f] === undefined),
   }),
   ...SPEC_API_KEYS.map(configuredAndDisabledRule),
+  rule<Spec>({
+    id: "replicas-need-shared-storage",
+    cel: "!has(self.workload) || (self.workload.replicas <= 1 && !has(self.workload.autoscaling)) || has(self.overrideConfig) || (has(self.storage) && has(self.storage.kv) && self.storage.kv.type != 'sqlite' && has(self.storage.sql) && self.storage.sql.type == 'postgres')",
+    message:
+      "spec.workload: more than one replica (or autoscaling) needs shared storage, since SQLite files are per pod; set spec.storage.kv to redis or postgres and spec.storage.sql to postgres",
+    fieldPath: ".workload",
+    check: (s) =>
+      s.workload === undefined ||
+      ((s.workload.replicas ?? 1) <= 1 && s.workload.autoscaling === undefined) ||
+      s.overrideConfig !== undefined ||
+      (s.storage?.kv !== undefined &&
+        s.storage.kv.type !== "sqlite" &&
+        s.storage.sql?.type === "postgres"),
+  }),
 ];
 
 export const SpecShape = z.strictObject({
@@ -447,12 +463,42 @@ export const SpecShape = z.strictObject({
       "Whole Llama Stack APIs to remove from the generated config (camelCase: postTraining, eval, vectorIo, ...), with everything that points at their providers.",
     ),
   overrideConfig: OverrideConfig.optional(),
+  networking: Networking.optional(),
+  workload: Workload.optional(),
 });
 export type Spec = z.infer<typeof SpecShape>;
 
 export const LlamaStackDistributionSpec = withRules(
   SpecShape.describe("Desired state of a Llama Stack server."),
   specRules,
+);
+
+/** Every child name must fit: the Service <name>-service is a DNS-1035 label of at most 63 characters. */
+export const MAX_NAME_LENGTH = 63 - "-service".length;
+
+export const LlamaStackDistribution = withRules(
+  z
+    .looseObject({
+      apiVersion: z.literal(API_VERSION),
+      kind: z.literal(KIND),
+      metadata: z.looseObject({ name: z.string().min(1), namespace: z.string().optional() }),
+      spec: LlamaStackDistributionSpec,
+      status: Status.optional(),
+    })
+    .describe(
+      "A Llama Stack server: which distribution, its providers, models and storage, and how it runs. Managed by llsd-hook through Metacontroller.",
+    ),
+  [
+    rule<{ metadata: { name: string } }>({
+      id: "name-fits-children",
+      cel: `self.metadata.name.size() <= ${MAX_NAME_LENGTH} && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
+      message: `metadata.name: must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter) of at most ${MAX_NAME_LENGTH} characters, so that the Service <name>-service fits; choose a shorter name`,
+      fieldPath: ".metadata.name",
+      check: (o) =>
+        o.metadata.name.length <= MAX_NAME_LENGTH &&
+        /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(o.metadata.name),
+    }),
+  ],
 );
 
 export { specKeyOf };

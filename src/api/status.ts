@@ -60,9 +60,17 @@ export const Status = z
       .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
     resolvedDistribution: z
       .object({
-        name: z.string().optional().describe("Distribution name (absent for a custom image)."),
-        release: z.string().optional().describe("Llama Stack release (absent for a custom image)."),
-        image: z.string().describe("The image the Deployment runs."),
+        name: z
+          .string()
+          .max(63)
+          .optional()
+          .describe("Distribution name (absent for a custom image)."),
+        release: z
+          .string()
+          .max(32)
+          .optional()
+          .describe("Llama Stack release (absent for a custom image)."),
+        image: z.string().max(512).describe("The image the Deployment runs."),
         configSource: z
           .enum(["generated", "override"])
           .describe("generated from the spec, or the overrideConfig ConfigMap."),
@@ -71,8 +79,11 @@ export const Status = z
       .describe("What the spec resolved to."),
     configGeneration: z
       .object({
-        configMapName: z.string().describe("The ConfigMap holding the generated config.yaml."),
-        configHash: z.string().describe("sha256 of the generated config.yaml."),
+        configMapName: z
+          .string()
+          .max(253)
+          .describe("The ConfigMap holding the generated config.yaml."),
+        configHash: z.string().max(64).describe("sha256 of the generated config.yaml."),
         generatedAt: z
           .string()
           .optional()
@@ -88,7 +99,7 @@ export const Status = z
       .optional()
       .describe("The generated config (absent with overrideConfig)."),
     availableReplicas: z.number().int().min(0).optional().describe("Available server pods."),
-    serviceURL: z.string().optional().describe("In-cluster URL of the server."),
+    serviceURL: z.string().max(512).optional().describe("In-cluster URL of the server."),
   })
   .describe("Observed state, written by llsd-hook through Metacontroller.");
 export type Status = z.infer<typeof Status>;

@@ -1,0 +1,407 @@
+// spec.networking and spec.workload: how the server is reached and run.
+import type {
+  Affinity,
+  EnvVar,
+  LocalObjectReference,
+  ResourceRequirements,
+  Toleration,
+  TopologySpreadConstraint,
+  Volume,
+  VolumeMount,
+} from "kubernetes-types/core/v1.js";
+import { z } from "zod";
+import { k8sType } from "./k8s.js";
+import { rule, withRules } from "./rules.js";
+
+export const DEFAULT_PORT = 8321;
+export const DEFAULT_DATA_DIR = "/.llama";
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const QUANTITY =
+  /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
+
+const secretName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(DNS1123_SUBDOMAIN, "must be a valid Secret name");
+const intOrPercent = z
+  .union([
+    z.number().int().min(0),
+    z.string().regex(/^\d{1,3}%$/, "must be a number or a percentage such as 50%"),
+  ])
+  .meta({ "x-kubernetes-int-or-string": true });
+
+// ---------------------------------------------------------------- networking
+type Tls = {
+  enabled: boolean;
+  secretName?: string | undefined;
+  requireClientCertificate?: boolean | undefined;
+};
+
+export const Tls = withRules(
+  z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(false)
+        .describe("Serve HTTPS with the certificate of secretName."),
+      secretName: secretName
+        .optional()
+        .describe(
+          "A kubernetes.io/tls Secret (keys tls.crt and tls.key; ca.crt with requireClientCertificate).",
+        ),
+      requireClientCertificate: z
+        .boolean()
+        .optional()
+        .describe(
+          "Require client certificates signed by the Secret's ca.crt (mutual TLS). Probes then check the TCP port only.",
+        ),
+    })
+    .describe("TLS for the server itself."),
+  [
+    rule<Tls>({
+      id: "tls-secret-name-required",
+      cel: "!self.enabled || has(self.secretName)",
+      message:
+        "spec.networking.tls.secretName: required when tls.enabled is true; name a kubernetes.io/tls Secret",
+      fieldPath: ".secretName",
+      check: (t) => !t.enabled || t.secretName !== undefined,
+    }),
+    rule<Tls>({
+      id: "tls-fields-need-enabled",
+      cel: "self.enabled || (!has(self.secretName) && !has(self.requireClientCertificate))",
+      message:
+        "spec.networking.tls: secretName and requireClientCertificate only apply with enabled: true; set enabled or remove them",
+      check: (t) =>
+        t.enabled || (t.secretName === undefined && t.requireClientCertificate === undefined),
+    }),
+  ],
+);
+
+type Expose = {
+  enabled: boolean;
+  hostname?: string | undefined;
+  ingressClassName?: string | undefined;
+  tlsSecretName?: string | undefined;
+};
+
+export const Expose = withRules(
+  z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe("Create the Ingress (default true when expose is set)."),
+      hostname: z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(
+          /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+          "must be a DNS hostname",
+        )
+        .optional()
+        .describe("Host the Ingress answers for; without it, every host."),
+      ingressClassName: z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(DNS1123_SUBDOMAIN, "must be an IngressClass name")
+        .optional()
+        .describe("IngressClass to use."),
+      tlsSecretName: secretName
+        .optional()
+        .describe("A TLS Secret the Ingress terminates TLS with (needs hostname)."),
+    })
+    .describe("Expose the server outside the cluster through an Ingress."),
+  [
+    rule<Expose>({
+      id: "expose-tls-needs-hostname",
+      cel: "!has(self.tlsSecretName) || has(self.hostname)",
+      message:
+        "spec.networking.expose.tlsSecretName: needs expose.hostname, the host the certificate is for; add hostname",
+      fieldPath: ".tlsSecretName",
+      check: (e) => e.tlsSecretName === undefined || e.hostname !== undefined,
+    }),
+  ],
+);
+
+export const AllowedFrom = z
+  .strictObject({
+    namespaces: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(63)
+          .regex(/^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/, 'must be a namespace name or "*"'),
+      )
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Namespaces whose pods may connect; "*" means every namespace.'),
+    labels: z
+      .array(z.string().min(1).max(317).regex(LABEL_KEY, "must be a label key"))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        "Label keys: pods in the LlamaStackDistribution's own namespace carrying any of them may connect.",
+      ),
+  })
+  .describe(
+    "Restrict who may connect with a NetworkPolicy. Without allowedFrom no NetworkPolicy is created and the server is reachable as any Service is.",
+  );
+
+export const Networking = z
+  .strictObject({
+    port: z
+      .number()
+      .int()
+      .min(
+        1024,
+        "must be between 1024 and 65535 (Llama Stack refuses lower ports, and the server runs as non-root)",
+      )
+      .max(65535, "must be between 1024 and 65535")
+      .default(DEFAULT_PORT)
+      .describe("Port the server listens on and the Service exposes (1024-65535)."),
+    tls: Tls.optional(),
+    expose: Expose.optional(),
+    allowedFrom: AllowedFrom.optional(),
+  })
+  .describe("How the server is reached.");
+export type Networking = z.infer<typeof Networking>;
+
+// ---------------------------------------------------------------- workload
+type Autoscaling = { minReplicas: number; maxReplicas: number };
+
+export const Autoscaling = withRules(
+  z
+    .strictObject({
+      minReplicas: z.number().int().min(1).max(1000).default(1).describe("Fewest replicas."),
+      maxReplicas: z.number().int().min(1).max(1000).describe("Most replicas."),
+      targetCPUUtilizationPercentage: z
+        .number()
+        .int()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe("Target average CPU utilization (needs a CPU request)."),
+      targetMemoryUtilizationPercentage: z
+        .number()
+        .int()
+        .min(1)
+        .max(100)
+        .optional()
+        .describe("Target average memory utilization (needs a memory request)."),
+    })
+    .describe(
+      "A HorizontalPodAutoscaler (autoscaling/v2); the Deployment then has no replicas of its own.",
+    ),
+  [
+    rule<Autoscaling>({
+      id: "autoscaling-max-ge-min",
+      cel: "self.maxReplicas >= self.minReplicas",
+      message:
+        "spec.workload.autoscaling.maxReplicas: must be at least minReplicas; raise maxReplicas or lower minReplicas",
+      fieldPath: ".maxReplicas",
+      check: (a) => a.maxReplicas >= a.minReplicas,
+    }),
+  ],
+);
+
+export const PvcStorage = z
+  .strictObject({
+    size: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(QUANTITY, "must be a quantity such as 10Gi")
+      .default("10Gi")
+      .describe("Requested size, e.g. 10Gi."),
+    storageClassName: z
+      .string()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe("StorageClass of the volume; default: the cluster's default class."),
+    accessMode: z
+      .enum(["ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"])
+      .default("ReadWriteOnce")
+      .describe(
+        "ReadWriteOnce (one replica, Recreate rollouts), ReadWriteOncePod, or ReadWriteMany.",
+      ),
+    mountPath: z
+      .string()
+      .min(2)
+      .max(1024)
+      .regex(/^\/[^:]*$/, "must be an absolute path")
+      .default(DEFAULT_DATA_DIR)
+      .describe(
+        "Where the data volume is mounted; HOME, SQLITE_STORE_DIR, FILES_STORAGE_DIR and HF_HOME live inside it.",
+      ),
+  })
+  .describe(
+    "A PersistentVolumeClaim for the server's data instead of an emptyDir. Never deleted by an edit: removing storage keeps the claim until the LlamaStackDistribution is deleted.",
+  );
+
+type Pdb = {
+  minAvailable?: number | string | undefined;
+  maxUnavailable?: number | string | undefined;
+};
+
+export const PodDisruptionBudget = withRules(
+  z
+    .strictObject({
+      minAvailable: intOrPercent
+        .optional()
+        .describe("Pods that must stay available (a number or a percentage)."),
+      maxUnavailable: intOrPercent
+        .optional()
+        .describe("Pods that may be unavailable (a number or a percentage)."),
+    })
+    .describe(
+      "A PodDisruptionBudget. It is not created when it would block draining (for example with one replica).",
+    ),
+  [
+    rule<Pdb>({
+      id: "pdb-exactly-one",
+      cel: "has(self.minAvailable) != has(self.maxUnavailable)",
+      message:
+        "spec.workload.podDisruptionBudget: set exactly one of minAvailable or maxUnavailable",
+      check: (p) => (p.minAvailable !== undefined) !== (p.maxUnavailable !== undefined),
+    }),
+  ],
+);
+
+const stringMap = (what: string) =>
+  z
+    .record(
+      z.string().min(1).max(317).regex(LABEL_KEY, `must be a valid ${what} key`),
+      z.string().max(4096),
+    )
+    .meta({ maxProperties: 64 });
+
+export const Overrides = z
+  .strictObject({
+    serviceAccountName: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(DNS1123_SUBDOMAIN, "must be a ServiceAccount name")
+      .optional()
+      .describe("Run as this ServiceAccount instead of the generated <name>-sa."),
+    env: z
+      .array(k8sType<EnvVar>("EnvVar"))
+      .min(1)
+      .max(128)
+      .optional()
+      .describe(
+        "Extra environment variables. They may set HOME, SQLITE_STORE_DIR, FILES_STORAGE_DIR and HF_HOME; the other variables llsd-hook sets are reserved.",
+      ),
+    command: z
+      .array(z.string().max(4096))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Replaces the image's entrypoint."),
+    args: z
+      .array(z.string().max(4096))
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("Replaces the image's arguments."),
+    volumes: z
+      .array(k8sType<Volume>("Volume"))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Extra pod volumes (names config, data and tls are reserved)."),
+    volumeMounts: z
+      .array(k8sType<VolumeMount>("VolumeMount"))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Extra mounts in the server container."),
+    imagePullSecrets: z
+      .array(k8sType<LocalObjectReference>("LocalObjectReference"))
+      .min(1)
+      .max(16)
+      .optional()
+      .describe("Secrets for pulling the image."),
+    nodeSelector: stringMap("label").optional().describe("Node labels the pods require."),
+    tolerations: z
+      .array(k8sType<Toleration>("Toleration"))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Tolerations of the pods."),
+    affinity: k8sType<Affinity>("Affinity").optional().describe("Affinity of the pods."),
+    podLabels: stringMap("label")
+      .optional()
+      .describe("Extra pod labels (app.kubernetes.io/* are reserved)."),
+    podAnnotations: stringMap("annotation")
+      .optional()
+      .describe("Extra pod annotations (llamastack.io/* are reserved)."),
+  })
+  .describe("Pod-level settings passed through to the Deployment.");
+export type Overrides = z.infer<typeof Overrides>;
+
+type WorkloadShape = {
+  replicas: number;
+  autoscaling?: unknown;
+  storage?: { accessMode: string } | undefined;
+};
+
+export const Workload = withRules(
+  z
+    .strictObject({
+      replicas: z
+        .number()
+        .int()
+        .min(0)
+        .max(1000)
+        .default(1)
+        .describe("Server pods (ignored with autoscaling)."),
+      workers: z
+        .number()
+        .int()
+        .min(1)
+        .max(64)
+        .optional()
+        .describe("Server worker processes per pod (server.workers)."),
+      resources: k8sType<ResourceRequirements>("ResourceRequirements")
+        .optional()
+        .describe("CPU and memory requests and limits of the server container."),
+      autoscaling: Autoscaling.optional(),
+      storage: PvcStorage.optional(),
+      podDisruptionBudget: PodDisruptionBudget.optional(),
+      topologySpreadConstraints: z
+        .array(k8sType<TopologySpreadConstraint>("TopologySpreadConstraint"))
+        .min(1)
+        .max(16)
+        .optional()
+        .describe(
+          "How pods spread over nodes and zones; a constraint without labelSelector selects this server's pods.",
+        ),
+      overrides: Overrides.optional(),
+    })
+    .describe("How the server runs."),
+  [
+    rule<WorkloadShape>({
+      id: "rwo-storage-single-replica",
+      cel: "!has(self.storage) || self.storage.accessMode == 'ReadWriteMany' || (self.replicas <= 1 && !has(self.autoscaling))",
+      message:
+        "spec.workload.storage.accessMode: a ReadWriteOnce volume mounts on one pod only; use one replica without autoscaling, or accessMode ReadWriteMany",
+      fieldPath: ".storage.accessMode",
+      check: (w) =>
+        w.storage === undefined ||
+        w.storage.accessMode === "ReadWriteMany" ||
+        (w.replicas <= 1 && w.autoscaling === undefined),
+    }),
+  ],
+);
+export type Workload = z.infer<typeof Workload>;

@@ -74,6 +74,24 @@ export const msg = {
   unsupportedStorageField: (field: string, backendType: string, release: string) =>
     `Llama Stack ${release}'s ${backendType} backend has no ${field} field; remove it`,
 
+  // workload
+  reservedEnv: (name: string) =>
+    `${name} is set by llsd-hook and cannot be overridden (only HOME, SQLITE_STORE_DIR, FILES_STORAGE_DIR and HF_HOME can); rename or remove it`,
+  reservedVolume: (name: string) =>
+    `volume name ${name} is used by llsd-hook (config, data, tls); choose another name`,
+  reservedMountPath: (path: string) =>
+    `${path} is where llsd-hook mounts the config, TLS or data volume; mount elsewhere`,
+  reservedLabel: (key: string) =>
+    `label ${key} is set by llsd-hook and selects the pods; remove it`,
+  reservedAnnotation: (key: string) =>
+    `annotation ${key} is set by llsd-hook (llamastack.io/*); remove it`,
+  pvcImmutable: (field: string, current: string, pvc: string) =>
+    `the existing PersistentVolumeClaim ${pvc} has ${field} ${current}, which cannot change; keep it, or delete the claim (and its data) to get a new one`,
+  pvcKept: (pvc: string) =>
+    `workload.storage was removed: ${pvc} is no longer mounted but is kept with its data until the LlamaStackDistribution is deleted`,
+  pdbSkipped: (replicas: number) =>
+    `no PodDisruptionBudget is created: with ${replicas} replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget`,
+
   // secrets and env
   envVarCollision: (name: string, other: string) =>
     `the environment variable ${name} is also generated for ${other}; choose different provider ids`,

@@ -28,6 +28,8 @@ export const Reason = {
   ConfigMapKeyNotFound: "ConfigMapKeyNotFound",
   // Warnings (reported in messages, never blocking)
   NothingToDisable: "NothingToDisable",
+  PdbSkipped: "PdbSkipped",
+  VolumeKept: "VolumeKept",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

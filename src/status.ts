@@ -42,6 +42,7 @@ export interface StatusInput {
   observedDeployment: Deployment | undefined;
   rolledOut: boolean;
   warnings: Problem[];
+  workloadWarnings: Problem[];
   resolvedDistribution: Status["resolvedDistribution"];
   configGeneration: Status["configGeneration"];
   serviceURL: string | undefined;

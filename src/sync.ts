@@ -12,13 +12,14 @@ import {
   type SyncRequest,
   type SyncResponse,
 } from "./api/hook.js";
-import { LlamaStackDistributionSpec, type Spec } from "./api/schema.js";
+import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
+import { DEFAULT_PORT } from "./api/workload.js";
+import { planChildren } from "./children/plan.js";
+import { serverSection } from "./config/server.js";
 import { Status } from "./api/status.js";
 import { canonicalObject } from "./children/canonical.js";
-import { buildConfigMap } from "./children/configmap.js";
-import { buildDeployment } from "./children/deployment.js";
-import { DEFAULT_PORT, childNames } from "./children/labels.js";
-import { buildService, serviceUrl } from "./children/service.js";
+import { childNames } from "./children/labels.js";
+import { serviceUrl } from "./children/service.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
 import { resolveDistribution, type ResolvedDistribution } from "./config/distribution.js";
@@ -69,9 +70,11 @@ function asReturned(obj: KubeObject): unknown {
 
 function zodProblems(error: z.ZodError): Problem[] {
   return error.issues.map((issue) => {
-    const path = ["spec", ...issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p)))]
-      .join(".")
-      .replace(/\.\[/g, "[");
+    const path =
+      issue.path
+        .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+        .join(".")
+        .replace(/\.\[/g, "[") || "spec";
     let detail = issue.message;
     if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
     if (issue.code === "unrecognized_keys")
@@ -175,6 +178,7 @@ export function isRolledOut(observed: KubeObject | undefined, desired: Deploymen
 }
 
 interface Plan {
+  tls: boolean;
   children: KubeObject[];
   desiredDeployment: Deployment;
   configSource: "generated" | "override";
@@ -207,14 +211,20 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
     reason: ConditionReason.SpecInvalid,
     message: "Not generated: the spec is invalid.",
   };
-  const warnings: Problem[] = [];
+  const configWarnings: Problem[] = [];
+  const workloadWarnings: Problem[] = [];
   let plan: Plan | undefined;
 
-  const parsed = LlamaStackDistributionSpec.safeParse(parent.spec);
+  const parsed = LlamaStackDistribution.safeParse({
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name: llsd },
+    spec: parent.spec,
+  });
   if (!parsed.success) {
     validation = { ok: false, problems: zodProblems(parsed.error) };
   } else {
-    const spec = parsed.data as Spec;
+    const spec = parsed.data.spec as Spec;
     const resolved = resolveDistribution(spec.distribution, ctx.catalog);
     if (!resolved.ok) {
       validation = { ok: false, problems: [resolved.problem] };
@@ -222,8 +232,6 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
       const refs = collectReferences(spec);
       const refProblems = checkReferences(refs, related, namespace);
       references = refProblems.length > 0 ? { ok: false, problems: refProblems } : { ok: true };
-      const port = DEFAULT_PORT;
-      const hash = inputsHash(refs, related);
       let generated: GeneratedConfig | undefined;
       if (spec.overrideConfig !== undefined) {
         config = { ok: true, source: "override" };
@@ -247,9 +255,11 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
             release: resolved.value.release,
           },
           catalog: ctx.catalog,
-          userEnvNames: [],
+          userEnvNames: (spec.workload?.overrides?.env ?? []).map((e) => e.name),
+          port: spec.networking?.port ?? DEFAULT_PORT,
+          server: serverSection(spec),
         });
-        warnings.push(...result.warnings);
+        configWarnings.push(...result.warnings);
         if (result.ok) {
           generated = result.value;
           config = { ok: true, source: "generated" };
@@ -257,43 +267,27 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
           config = { ok: false, problems: result.problems };
         }
       }
-      if (references.ok === true && config.ok === true) {
-        const configMapName =
-          generated !== undefined
-            ? childNames.configMap(llsd, generated.configHash)
-            : (spec.overrideConfig?.configMapName ?? "");
-        const desiredDeployment = buildDeployment({
-          llsd,
-          namespace,
-          image: resolved.value.image,
-          port,
-          configMapName,
-          configHash: generated?.configHash,
-          inputsHash: hash,
-          secretEnv: generated?.secretEnv ?? [],
-        });
-        const children: KubeObject[] = [];
-        if (generated !== undefined) {
-          children.push(
-            buildConfigMap({
-              llsd,
-              namespace,
-              configYaml: generated.configYaml,
-              configHash: generated.configHash,
-            }) as KubeObject,
-          );
-        }
-        children.push(
-          desiredDeployment as KubeObject,
-          buildService({ llsd, namespace, port }) as KubeObject,
-        );
+      const planned = planChildren({
+        llsd,
+        namespace,
+        spec,
+        image: resolved.value.image,
+        generated,
+        inputsHash: inputsHash(refs, related),
+        observedChildren,
+      });
+      if (!planned.ok) {
+        validation = { ok: false, problems: planned.problems };
+      } else if (references.ok === true && config.ok === true) {
+        workloadWarnings.push(...planned.warnings);
         plan = {
-          children,
-          desiredDeployment,
+          children: planned.children,
+          desiredDeployment: planned.desiredDeployment,
           configSource: config.source ?? "generated",
           generated,
           resolved: resolved.value,
-          port,
+          port: spec.networking?.port ?? DEFAULT_PORT,
+          tls: spec.networking?.tls?.enabled === true,
         };
       }
     }
@@ -348,7 +342,8 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
     firstSync: observedChildren.length === 0,
     observedDeployment: observedDeployment as Deployment | undefined,
     rolledOut,
-    warnings,
+    warnings: configWarnings,
+    workloadWarnings,
     resolvedDistribution:
       plan === undefined
         ? observed.resolvedDistribution
@@ -375,7 +370,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
     serviceURL:
       plan === undefined
         ? observed.serviceURL
-        : serviceUrl({ llsd, namespace, port: plan.port, tls: false }),
+        : serviceUrl({ llsd, namespace, port: plan.port, tls: plan.tls }),
   });
   return {
     kind: "ok",

@@ -1,20 +1,27 @@
 // The Deployment that runs the server (SPEC §5).
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type {
+  Affinity,
   Container,
   EnvVar,
+  LocalObjectReference,
   PodSecurityContext,
+  PodSpec,
   Probe,
+  ResourceRequirements,
   SecurityContext,
+  Toleration,
+  TopologySpreadConstraint,
   Volume,
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
 import {
+  CONFIG_ENV,
   CONFIG_FILE,
   CONFIG_MOUNT_DIR,
-  DATA_DIR,
   PORT_ENV,
-  RUNTIME_ENV,
+  TLS_MOUNT_DIR,
+  dataEnv,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
 import {
@@ -30,6 +37,8 @@ import {
 /** A fixed non-root identity; the data volume is group-writable through fsGroup. */
 export const RUN_AS_USER = 1001;
 
+export const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
+
 export interface DeploymentInput {
   llsd: string;
   namespace: string;
@@ -42,24 +51,64 @@ export interface DeploymentInput {
   /** Hash of the referenced objects' resourceVersions: a change rolls the pods. */
   inputsHash: string;
   secretEnv: readonly SecretBinding[];
+  /** undefined with autoscaling: the HPA owns the replica count. */
+  replicas: number | undefined;
+  dataDir: string;
+  /** The PVC to mount as the data volume (else an emptyDir). */
+  pvcName: string | undefined;
+  /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
+  recreate: boolean;
+  tls: { secretName: string; requireClientCertificate: boolean } | undefined;
+  serviceAccountName: string;
+  /** Generated ServiceAccount: no API token is mounted. */
+  generatedServiceAccount: boolean;
+  resources?: ResourceRequirements | undefined;
+  topologySpreadConstraints?: TopologySpreadConstraint[] | undefined;
+  userEnv?: EnvVar[] | undefined;
+  command?: string[] | undefined;
+  args?: string[] | undefined;
+  volumes?: Volume[] | undefined;
+  volumeMounts?: VolumeMount[] | undefined;
+  imagePullSecrets?: LocalObjectReference[] | undefined;
+  nodeSelector?: Record<string, string> | undefined;
+  tolerations?: Toleration[] | undefined;
+  affinity?: Affinity | undefined;
+  podLabels?: Record<string, string> | undefined;
+  podAnnotations?: Record<string, string> | undefined;
 }
 
-const CONFIG_VOLUME = "config";
-const DATA_VOLUME = "data";
-
+/**
+ * Our env, then the user's: a user variable replaces one of ours of the same
+ * name (only the data paths are allowed to; plan.ts refuses the others).
+ */
 function env(input: DeploymentInput): EnvVar[] {
-  const fixed: EnvVar[] = Object.entries({ ...RUNTIME_ENV, [PORT_ENV]: String(input.port) })
+  const fixed: EnvVar[] = Object.entries({
+    ...dataEnv(input.dataDir),
+    ...CONFIG_ENV,
+    [PORT_ENV]: String(input.port),
+  })
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) => ({ name, value }));
   const secrets: EnvVar[] = input.secretEnv.map((s) => ({
     name: s.name,
     valueFrom: { secretKeyRef: { name: s.secretName, key: s.key } },
   }));
-  return [...fixed, ...secrets];
+  const user = input.userEnv ?? [];
+  const overridden = new Set(user.map((e) => e.name));
+  return [...[...fixed, ...secrets].filter((e) => !overridden.has(e.name)), ...user];
 }
 
-function probe(overrides: Partial<Probe>): Probe {
-  return { httpGet: { path: "/v1/health", port: PORT_NAME, scheme: "HTTP" }, ...overrides };
+function probe(input: DeploymentInput, overrides: Partial<Probe>): Probe {
+  if (input.tls?.requireClientCertificate === true)
+    return { tcpSocket: { port: PORT_NAME }, ...overrides };
+  return {
+    httpGet: {
+      path: "/v1/health",
+      port: PORT_NAME,
+      scheme: input.tls === undefined ? "HTTP" : "HTTPS",
+    },
+    ...overrides,
+  };
 }
 
 export const podSecurityContext: PodSecurityContext = {
@@ -76,30 +125,47 @@ export const containerSecurityContext: SecurityContext = {
   runAsNonRoot: true,
 };
 
+/** Only keys with a value: the API server drops empty fields, and what we return must match what it stores. */
+function defined<T extends object>(obj: { [K in keyof T]?: T[K] | undefined }): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
 export function buildDeployment(input: DeploymentInput): Deployment {
   const volumes: Volume[] = [
     {
-      name: CONFIG_VOLUME,
+      name: VOLUME_NAMES.config,
       configMap: { name: input.configMapName, items: [{ key: CONFIG_FILE, path: CONFIG_FILE }] },
     },
-    { name: DATA_VOLUME, emptyDir: {} },
+    input.pvcName === undefined
+      ? { name: VOLUME_NAMES.data, emptyDir: {} }
+      : { name: VOLUME_NAMES.data, persistentVolumeClaim: { claimName: input.pvcName } },
   ];
   const mounts: VolumeMount[] = [
-    { name: CONFIG_VOLUME, mountPath: CONFIG_MOUNT_DIR, readOnly: true },
-    { name: DATA_VOLUME, mountPath: DATA_DIR },
+    { name: VOLUME_NAMES.config, mountPath: CONFIG_MOUNT_DIR, readOnly: true },
+    { name: VOLUME_NAMES.data, mountPath: input.dataDir },
   ];
-  const container: Container = {
+  if (input.tls !== undefined) {
+    volumes.push({ name: VOLUME_NAMES.tls, secret: { secretName: input.tls.secretName } });
+    mounts.push({ name: VOLUME_NAMES.tls, mountPath: TLS_MOUNT_DIR, readOnly: true });
+  }
+  const container = defined<Container>({
     name: CONTAINER_NAME,
     image: input.image,
+    command: input.command,
+    args: input.args,
     ports: [{ name: PORT_NAME, containerPort: input.port, protocol: "TCP" }],
     env: env(input),
-    volumeMounts: mounts,
-    startupProbe: probe({ periodSeconds: 5, failureThreshold: 60, timeoutSeconds: 5 }),
-    readinessProbe: probe({ periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 }),
-    livenessProbe: probe({ periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 }),
+    resources: input.resources,
+    volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
+    startupProbe: probe(input, { periodSeconds: 5, failureThreshold: 60, timeoutSeconds: 5 }),
+    readinessProbe: probe(input, { periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 }),
+    livenessProbe: probe(input, { periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 }),
     securityContext: containerSecurityContext,
+  });
+  const annotations: Record<string, string> = {
+    ...(input.podAnnotations ?? {}),
+    [INPUTS_HASH_ANNOTATION]: input.inputsHash,
   };
-  const annotations: Record<string, string> = { [INPUTS_HASH_ANNOTATION]: input.inputsHash };
   if (input.configHash !== undefined) annotations[CONFIG_HASH_ANNOTATION] = input.configHash;
   return {
     apiVersion: "apps/v1",
@@ -109,19 +175,29 @@ export function buildDeployment(input: DeploymentInput): Deployment {
       namespace: input.namespace,
       labels: labelsFor(input.llsd),
     },
-    spec: {
-      replicas: 1,
+    spec: defined<NonNullable<Deployment["spec"]>>({
+      replicas: input.replicas,
       selector: { matchLabels: selectorFor(input.llsd) },
-      strategy: { type: "RollingUpdate" },
+      strategy: input.recreate ? { type: "Recreate" } : { type: "RollingUpdate" },
       template: {
-        metadata: { labels: labelsFor(input.llsd), annotations },
-        spec: {
+        metadata: { labels: { ...(input.podLabels ?? {}), ...labelsFor(input.llsd) }, annotations },
+        spec: defined<PodSpec>({
+          serviceAccountName: input.serviceAccountName,
+          automountServiceAccountToken: input.generatedServiceAccount ? false : undefined,
           containers: [container],
-          volumes,
+          volumes: [...volumes, ...(input.volumes ?? [])],
           securityContext: podSecurityContext,
-          automountServiceAccountToken: false,
-        },
+          imagePullSecrets: input.imagePullSecrets,
+          nodeSelector: input.nodeSelector,
+          tolerations: input.tolerations,
+          affinity: input.affinity,
+          topologySpreadConstraints: input.topologySpreadConstraints?.map((c) =>
+            c.labelSelector === undefined
+              ? { ...c, labelSelector: { matchLabels: selectorFor(input.llsd) } }
+              : c,
+          ),
+        }),
       },
-    },
+    }),
   };
 }

@@ -17,7 +17,7 @@ import {
   effectiveId,
 } from "./providers.js";
 import { applyResources, countResources } from "./resources.js";
-import { PORT_ENV, RUNTIME_ENV } from "./runtime.js";
+import { RUNTIME_ENV_NAMES } from "./runtime.js";
 import { findCollisions, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
 import { applyStorage } from "./storage.js";
@@ -131,8 +131,7 @@ export function generateConfig(input: GenerateInput): Result<GeneratedConfig> {
   const secretEnv = [...declared.declared.flatMap((d) => d.secrets), ...storage.secrets];
   problems.push(...findCollisions(secretEnv));
   const containerEnv = new Set([
-    ...Object.keys(RUNTIME_ENV),
-    PORT_ENV,
+    ...RUNTIME_ENV_NAMES,
     ...secretEnv.map((s) => s.name),
     ...input.userEnvNames,
   ]);

@@ -15,6 +15,7 @@ import { YAML_OPTIONS } from "../../src/config/canonical.js";
 import { generateConfig } from "../../src/config/generate.js";
 import { loadCatalog } from "../../src/server/catalog.js";
 import { sync, type SyncContext, type SyncOutcome } from "../../src/sync.js";
+import { CHILD_TYPES, groupKey } from "../../src/children/types.js";
 
 export const CASES_DIR = join(import.meta.dirname, "cases");
 export const NOW = "2026-11-01T12:00:00Z";
@@ -77,10 +78,6 @@ function keyOf(obj: KubeObject, format: Format): string {
   return format === "v2" ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
 }
 
-function groupKey(obj: KubeObject): string {
-  const [group, version] = obj.apiVersion.includes("/") ? obj.apiVersion.split("/") : ["", obj.apiVersion];
-  return group === "" ? `${obj.kind}.${version}` : `${obj.kind}.${group}/${version}`;
-}
 
 function toMap(objects: readonly KubeObject[], format: Format, groups: readonly string[] = []) {
   const map: Record<string, Record<string, KubeObject>> = Object.fromEntries(groups.map((g) => [g, {}]));
@@ -89,7 +86,7 @@ function toMap(objects: readonly KubeObject[], format: Format, groups: readonly 
 }
 
 /** The child types the CompositeController declares: Metacontroller always sends each group. */
-export const CHILD_GROUPS = ["ConfigMap.v1", "Deployment.apps/v1", "Service.v1"];
+export const CHILD_GROUPS = CHILD_TYPES.map(groupKey);
 
 function relatedObjects(c: { secrets?: CaseFile["secrets"]; configMaps?: CaseFile["configMaps"] }, namespace: string): KubeObject[] {
   const make = (kind: string, entries: Record<string, string[] | RelatedSpec> | undefined) =>

@@ -53,6 +53,7 @@ describe("HTTP edge", () => {
       "ConfigMap",
       "Deployment",
       "Service",
+      "ServiceAccount",
     ]);
     expect(res.body.status.phase).to.equal("Pending");
     expect(res.body.status.conditions[0].lastTransitionTime).to.equal("2026-11-01T12:00:00Z");
@@ -182,7 +183,7 @@ describe("HTTP edge", () => {
       method: "POST",
       parent: "default/llama",
       phase: "Pending",
-      children: 3,
+      children: 4,
     });
     expect(lines.join("")).not.to.include(CANARY);
   });

@@ -1,0 +1,277 @@
+// All the children of a valid spec (SPEC §5), and the checks only the
+// combination of spec and observed children can make (reserved names, a PVC's
+// immutable fields).
+import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { KubeObject } from "../api/hook.js";
+import type { Spec } from "../api/schema.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "../api/workload.js";
+import type { GeneratedConfig } from "../config/generate.js";
+import { CONFIG_MOUNT_DIR, TLS_MOUNT_DIR, isReservedEnvName } from "../config/runtime.js";
+import { msg } from "../messages.js";
+import { problem, Reason, type Problem } from "../problems.js";
+import { buildConfigMap } from "./configmap.js";
+import { buildDeployment, VOLUME_NAMES } from "./deployment.js";
+import { childNames, CONFIG_HASH_ANNOTATION, INPUTS_HASH_ANNOTATION, labelsFor } from "./labels.js";
+import { buildService } from "./service.js";
+import {
+  allowedDisruptions,
+  buildHpa,
+  buildIngress,
+  buildNetworkPolicy,
+  buildPdb,
+  buildPvc,
+  buildServiceAccount,
+} from "./workload-children.js";
+
+export interface PlanInput {
+  llsd: string;
+  namespace: string;
+  spec: Spec;
+  image: string;
+  generated: GeneratedConfig | undefined;
+  inputsHash: string;
+  observedChildren: readonly KubeObject[];
+}
+
+export type Plan =
+  | { ok: true; children: KubeObject[]; desiredDeployment: Deployment; warnings: Problem[] }
+  | { ok: false; problems: Problem[] };
+
+const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), "controller-uid"]);
+
+function checkOverrides(spec: Spec, dataDir: string): Problem[] {
+  const o = spec.workload?.overrides;
+  if (o === undefined) return [];
+  const at = "spec.workload.overrides";
+  const problems: Problem[] = [];
+  (o.env ?? []).forEach((e, i) => {
+    if (isReservedEnvName(e.name))
+      problems.push(problem(Reason.InvalidSpec, `${at}.env[${i}].name`, msg.reservedEnv(e.name)));
+  });
+  const reservedVolumes = new Set<string>(Object.values(VOLUME_NAMES));
+  (o.volumes ?? []).forEach((v, i) => {
+    if (reservedVolumes.has(v.name))
+      problems.push(
+        problem(Reason.InvalidSpec, `${at}.volumes[${i}].name`, msg.reservedVolume(v.name)),
+      );
+  });
+  const reservedPaths = new Set([CONFIG_MOUNT_DIR, TLS_MOUNT_DIR, dataDir]);
+  (o.volumeMounts ?? []).forEach((m, i) => {
+    if (reservedPaths.has(m.mountPath.replace(/\/+$/, ""))) {
+      problems.push(
+        problem(
+          Reason.InvalidSpec,
+          `${at}.volumeMounts[${i}].mountPath`,
+          msg.reservedMountPath(m.mountPath),
+        ),
+      );
+    }
+  });
+  for (const key of Object.keys(o.podLabels ?? {}).sort()) {
+    if (RESERVED_LABELS.has(key))
+      problems.push(problem(Reason.InvalidSpec, `${at}.podLabels`, msg.reservedLabel(key)));
+  }
+  for (const key of Object.keys(o.podAnnotations ?? {}).sort()) {
+    if (
+      key === CONFIG_HASH_ANNOTATION ||
+      key === INPUTS_HASH_ANNOTATION ||
+      key.startsWith("llamastack.io/")
+    ) {
+      problems.push(
+        problem(Reason.InvalidSpec, `${at}.podAnnotations`, msg.reservedAnnotation(key)),
+      );
+    }
+  }
+  return problems;
+}
+
+function lastAppliedOf(obj: KubeObject | undefined): KubeObject | undefined {
+  const text = obj?.metadata.annotations?.["metacontroller.k8s.io/last-applied-configuration"];
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as KubeObject;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A PVC's access modes and class cannot change once created. */
+function checkPvc(desired: KubeObject, observed: KubeObject | undefined): Problem[] {
+  if (observed === undefined) return [];
+  const have = observed as unknown as {
+    spec?: { accessModes?: string[]; storageClassName?: string };
+  };
+  const want = desired as unknown as { spec: { accessModes: string[]; storageClassName?: string } };
+  const problems: Problem[] = [];
+  if (JSON.stringify(have.spec?.accessModes ?? []) !== JSON.stringify(want.spec.accessModes)) {
+    problems.push(
+      problem(
+        Reason.InvalidSpec,
+        "spec.workload.storage.accessMode",
+        msg.pvcImmutable(
+          "accessMode",
+          (have.spec?.accessModes ?? []).join(","),
+          observed.metadata.name,
+        ),
+      ),
+    );
+  }
+  if (
+    want.spec.storageClassName !== undefined &&
+    have.spec?.storageClassName !== want.spec.storageClassName
+  ) {
+    problems.push(
+      problem(
+        Reason.InvalidSpec,
+        "spec.workload.storage.storageClassName",
+        msg.pvcImmutable(
+          "storageClassName",
+          have.spec?.storageClassName ?? "(default)",
+          observed.metadata.name,
+        ),
+      ),
+    );
+  }
+  return problems;
+}
+
+export function planChildren(input: PlanInput): Plan {
+  const { llsd, namespace, spec, generated } = input;
+  const base = { llsd, namespace };
+  const port = spec.networking?.port ?? DEFAULT_PORT;
+  const workload = spec.workload;
+  const storage = workload?.storage;
+  const dataDir = (storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, "");
+  const tls =
+    spec.networking?.tls?.enabled === true && spec.networking.tls.secretName !== undefined
+      ? {
+          secretName: spec.networking.tls.secretName,
+          requireClientCertificate: spec.networking.tls.requireClientCertificate === true,
+        }
+      : undefined;
+  const problems = checkOverrides(spec, dataDir);
+  const warnings: Problem[] = [];
+  const children: KubeObject[] = [];
+  const observedPvc = input.observedChildren.find(
+    (c) => c.kind === "PersistentVolumeClaim" && c.metadata.name === childNames.pvc(llsd),
+  );
+
+  if (generated !== undefined) {
+    children.push(
+      buildConfigMap({
+        llsd,
+        namespace,
+        configYaml: generated.configYaml,
+        configHash: generated.configHash,
+      }) as KubeObject,
+    );
+  }
+  const overrides = workload?.overrides;
+  const serviceAccountName = overrides?.serviceAccountName ?? childNames.serviceAccount(llsd);
+  const autoscaling = workload?.autoscaling;
+  const desiredDeployment = buildDeployment({
+    llsd,
+    namespace,
+    image: input.image,
+    port,
+    configMapName:
+      generated !== undefined
+        ? childNames.configMap(llsd, generated.configHash)
+        : (spec.overrideConfig?.configMapName ?? ""),
+    configHash: generated?.configHash,
+    inputsHash: input.inputsHash,
+    secretEnv: generated?.secretEnv ?? [],
+    replicas: autoscaling === undefined ? (workload?.replicas ?? 1) : undefined,
+    dataDir,
+    pvcName: storage === undefined ? undefined : childNames.pvc(llsd),
+    recreate: storage !== undefined && storage.accessMode !== "ReadWriteMany",
+    tls,
+    serviceAccountName,
+    generatedServiceAccount: overrides?.serviceAccountName === undefined,
+    resources: workload?.resources,
+    topologySpreadConstraints: workload?.topologySpreadConstraints,
+    userEnv: overrides?.env,
+    command: overrides?.command,
+    args: overrides?.args,
+    volumes: overrides?.volumes,
+    volumeMounts: overrides?.volumeMounts,
+    imagePullSecrets: overrides?.imagePullSecrets,
+    nodeSelector: overrides?.nodeSelector,
+    tolerations: overrides?.tolerations,
+    affinity: overrides?.affinity,
+    podLabels: overrides?.podLabels,
+    podAnnotations: overrides?.podAnnotations,
+  });
+  children.push(
+    desiredDeployment as KubeObject,
+    buildService({ llsd, namespace, port }) as KubeObject,
+  );
+  if (overrides?.serviceAccountName === undefined)
+    children.push(buildServiceAccount(base) as KubeObject);
+
+  const expose = spec.networking?.expose;
+  if (expose !== undefined && expose.enabled) {
+    children.push(
+      buildIngress({
+        ...base,
+        hostname: expose.hostname,
+        ingressClassName: expose.ingressClassName,
+        tlsSecretName: expose.tlsSecretName,
+        backendTls: tls !== undefined,
+      }) as KubeObject,
+    );
+  }
+  const allowedFrom = spec.networking?.allowedFrom;
+  if (allowedFrom !== undefined) {
+    children.push(
+      buildNetworkPolicy({
+        ...base,
+        port,
+        namespaces: allowedFrom.namespaces ?? [],
+        labels: allowedFrom.labels ?? [],
+      }) as KubeObject,
+    );
+  }
+  if (storage !== undefined) {
+    const pvc = buildPvc({
+      ...base,
+      size: storage.size,
+      accessMode: storage.accessMode,
+      storageClassName: storage.storageClassName,
+    }) as KubeObject;
+    problems.push(...checkPvc(pvc, observedPvc));
+    children.push(pvc);
+  } else if (observedPvc !== undefined) {
+    // Removing workload.storage unmounts the volume but never deletes the data.
+    const kept = lastAppliedOf(observedPvc);
+    if (kept !== undefined) {
+      children.push(kept);
+      warnings.push(
+        problem(Reason.VolumeKept, "spec.workload.storage", msg.pvcKept(observedPvc.metadata.name)),
+      );
+    }
+  }
+  if (autoscaling !== undefined) {
+    children.push(
+      buildHpa({
+        ...base,
+        minReplicas: autoscaling.minReplicas,
+        maxReplicas: autoscaling.maxReplicas,
+        cpu: autoscaling.targetCPUUtilizationPercentage,
+        memory: autoscaling.targetMemoryUtilizationPercentage,
+      }) as KubeObject,
+    );
+  }
+  const pdb = workload?.podDisruptionBudget;
+  if (pdb !== undefined) {
+    const replicas = autoscaling?.minReplicas ?? workload?.replicas ?? 1;
+    if (allowedDisruptions(replicas, pdb) >= 1)
+      children.push(buildPdb({ ...base, ...pdb }) as KubeObject);
+    else
+      warnings.push(
+        problem(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", msg.pdbSkipped(replicas)),
+      );
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, children, desiredDeployment, warnings };
+}

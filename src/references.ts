@@ -53,6 +53,29 @@ export function collectReferences(spec: Spec): Reference[] {
       });
     }
   }
+  const tls = spec.networking?.tls;
+  if (tls?.enabled === true && tls.secretName !== undefined) {
+    const keys =
+      tls.requireClientCertificate === true
+        ? ["ca.crt", "tls.crt", "tls.key"]
+        : ["tls.crt", "tls.key"];
+    refs.push({
+      kind: "Secret",
+      name: tls.secretName,
+      keys,
+      path: "spec.networking.tls.secretName",
+    });
+  }
+  const expose = spec.networking?.expose;
+  if (expose?.enabled === true && expose.tlsSecretName !== undefined) {
+    refs.push({
+      kind: "Secret",
+      name: expose.tlsSecretName,
+      keys: ["tls.crt", "tls.key"],
+      path: "spec.networking.expose.tlsSecretName",
+    });
+  }
+  refs.push(...overrideReferences(spec));
   if (spec.overrideConfig !== undefined) {
     refs.push({
       kind: "ConfigMap",
@@ -61,6 +84,53 @@ export function collectReferences(spec: Spec): Reference[] {
       path: "spec.overrideConfig.configMapName",
     });
   }
+  return refs;
+}
+
+/** Secrets and ConfigMaps the pod itself uses through workload.overrides (optional ones excepted). */
+function overrideReferences(spec: Spec): Reference[] {
+  const o = spec.workload?.overrides;
+  if (o === undefined) return [];
+  const refs: Reference[] = [];
+  (o.env ?? []).forEach((e, i) => {
+    const from = e.valueFrom;
+    const at = `spec.workload.overrides.env[${i}].valueFrom`;
+    if (from?.secretKeyRef !== undefined && from.secretKeyRef.optional !== true) {
+      refs.push({
+        kind: "Secret",
+        name: from.secretKeyRef.name ?? "",
+        keys: [from.secretKeyRef.key],
+        path: `${at}.secretKeyRef`,
+      });
+    }
+    if (from?.configMapKeyRef !== undefined && from.configMapKeyRef.optional !== true) {
+      refs.push({
+        kind: "ConfigMap",
+        name: from.configMapKeyRef.name ?? "",
+        keys: [from.configMapKeyRef.key],
+        path: `${at}.configMapKeyRef`,
+      });
+    }
+  });
+  (o.volumes ?? []).forEach((v, i) => {
+    const at = `spec.workload.overrides.volumes[${i}]`;
+    if (v.secret?.secretName !== undefined && v.secret.optional !== true) {
+      refs.push({
+        kind: "Secret",
+        name: v.secret.secretName,
+        keys: (v.secret.items ?? []).map((it) => it.key),
+        path: `${at}.secret.secretName`,
+      });
+    }
+    if (v.configMap?.name !== undefined && v.configMap.optional !== true) {
+      refs.push({
+        kind: "ConfigMap",
+        name: v.configMap.name,
+        keys: (v.configMap.items ?? []).map((it) => it.key),
+        path: `${at}.configMap.name`,
+      });
+    }
+  });
   return refs;
 }
 

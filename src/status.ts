@@ -118,12 +118,14 @@ export function computeStatus(input: StatusInput): Status {
     "ConfigGenerated",
     ...(input.config.ok === true ? configOk : fromCheck(input.config, "", "")),
   );
+  const workloadWarningText =
+    input.workloadWarnings.length > 0 ? `\nWarnings:\n${joinProblems(input.workloadWarnings)}` : "";
   const updated = input.deploymentUpdated
     ? condition(
         "DeploymentUpdated",
         "True",
         ConditionReason.DeploymentUpdated,
-        "The Deployment matches the spec.",
+        `The Deployment matches the spec.${workloadWarningText}`,
       )
     : input.firstSync
       ? condition(

@@ -149,7 +149,7 @@ export const AllowedFrom = z
       .max(64)
       .optional()
       .describe(
-        "Label keys: pods in the LlamaStackDistribution's own namespace carrying any of them may connect.",
+        "Namespace label keys: pods in any namespace that carries one of these label keys may connect (as in the upstream operator).",
       ),
   })
   .describe(

@@ -62,8 +62,8 @@ export function buildIngress(
 
 /**
  * allowedFrom → one ingress rule on the server port: "*" admits every
- * namespace, other names admit those namespaces, each label key admits the
- * pods of the LlamaStackDistribution's own namespace that carry it.
+ * namespace, other names admit those namespaces, and each label key admits
+ * the namespaces carrying that label (any value).
  */
 export function buildNetworkPolicy(
   b: Base & { port: number; namespaces: readonly string[]; labels: readonly string[] },

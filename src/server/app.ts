@@ -1,6 +1,7 @@
 // The HTTP edge: express routes around the pure core. Parses and checks
 // requests (400 with the JSON path of the problem), passes the clock in, logs
 // one structured line per request (never a body), and never returns a stack.
+import { timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { z } from "zod";
@@ -20,6 +21,8 @@ export interface AppOptions {
   now?: () => Date;
   /** Entries kept by the generation cache. */
   cacheSize?: number;
+  /** When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16). */
+  bearerToken?: string;
 }
 
 function jsonPath(path: readonly PropertyKey[]): string {
@@ -73,6 +76,17 @@ export function createApp(options: AppOptions): express.Express {
     next();
   };
   const json = express.json({ limit: BODY_LIMIT, strict: true });
+  const expected =
+    options.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${options.bearerToken}`);
+  const authorize = (req: Request, res: Response, next: NextFunction) => {
+    if (expected === undefined) return next();
+    const got = Buffer.from(req.get("authorization") ?? "");
+    if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+      res.status(401).json({ error: "missing or wrong bearer token" });
+      return;
+    }
+    next();
+  };
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -81,7 +95,7 @@ export function createApp(options: AppOptions): express.Express {
     res.json({ status: "ok", releases: catalog.releases });
   });
 
-  app.post("/sync", requireJson, json, (req, res) => {
+  app.post("/sync", authorize, requireJson, json, (req, res) => {
     const parsed = SyncRequest.safeParse(req.body);
     if (!parsed.success) return badRequest(res, parsed.error);
     const { parent } = parsed.data;
@@ -110,7 +124,7 @@ export function createApp(options: AppOptions): express.Express {
     res.status(200).json(outcome.response);
   });
 
-  app.post("/customize", requireJson, json, (req, res) => {
+  app.post("/customize", authorize, requireJson, json, (req, res) => {
     const parsed = CustomizeRequest.safeParse(req.body);
     if (!parsed.success) return badRequest(res, parsed.error);
     const { parent } = parsed.data;

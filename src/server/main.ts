@@ -1,19 +1,74 @@
 // npm start: the hook on PORT (default 8080).
+//   PORT                   listen port (8080)
+//   CONFIGS_DIR            the catalog (default: configs/ beside the code)
+//   IMAGE_OVERRIDES_FILE   YAML of distribution name (or name:release) → image
+//   TLS_CERT_FILE, TLS_KEY_FILE   serve HTTPS with this certificate (reloaded when the files change)
+//   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
+//   LOG_LEVEL              pino level (info)
+import { readFileSync, statSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
 import { pino } from "pino";
 import { createApp } from "./app.js";
 import { imageOverridesFromEnv, loadCatalog } from "./catalog.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
 
+function readToken(file: string | undefined): string | undefined {
+  if (file === undefined || file === "") return undefined;
+  const token = readFileSync(file, "utf8").trim();
+  if (token === "") throw new Error(`HOOK_TOKEN_FILE=${file} is empty`);
+  return token;
+}
+
+function tlsServer(app: http.RequestListener, certFile: string, keyFile: string): https.Server {
+  const load = () => ({ cert: readFileSync(certFile), key: readFileSync(keyFile) });
+  const server = https.createServer({ ...load(), minVersion: "TLSv1.2" }, app);
+  // cert-manager renews certificates in place: pick up new files without a restart.
+  let stamp = `${statSync(certFile).mtimeMs}:${statSync(keyFile).mtimeMs}`;
+  setInterval(() => {
+    try {
+      const now = `${statSync(certFile).mtimeMs}:${statSync(keyFile).mtimeMs}`;
+      if (now === stamp) return;
+      server.setSecureContext(load());
+      stamp = now;
+      logger.info({ certFile }, "reloaded TLS certificate");
+    } catch (err) {
+      logger.error(
+        { err: { message: (err as Error).message } },
+        "could not reload the TLS certificate; keeping the old one",
+      );
+    }
+  }, 60_000).unref();
+  return server;
+}
+
 function main(): void {
+  const env = process.env;
   const catalog = loadCatalog({
-    ...(process.env["CONFIGS_DIR"] === undefined ? {} : { configsDir: process.env["CONFIGS_DIR"] }),
-    imageOverrides: imageOverridesFromEnv(process.env),
+    ...(env["CONFIGS_DIR"] === undefined ? {} : { configsDir: env["CONFIGS_DIR"] }),
+    imageOverrides: imageOverridesFromEnv(env),
   });
-  const app = createApp({ catalog, logger });
-  const port = Number(process.env["PORT"] ?? "8080");
-  const server = app.listen(port, () =>
-    logger.info({ port, releases: catalog.releases }, "llsd-hook listening"),
+  const token = readToken(env["HOOK_TOKEN_FILE"]);
+  const app = createApp({
+    catalog,
+    logger,
+    ...(token === undefined ? {} : { bearerToken: token }),
+  });
+  const certFile = env["TLS_CERT_FILE"];
+  const keyFile = env["TLS_KEY_FILE"];
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw new Error("set both TLS_CERT_FILE and TLS_KEY_FILE, or neither");
+  const server =
+    certFile !== undefined && keyFile !== undefined
+      ? tlsServer(app, certFile, keyFile)
+      : http.createServer(app);
+  const port = Number(env["PORT"] ?? "8080");
+  server.listen(port, () =>
+    logger.info(
+      { port, tls: certFile !== undefined, auth: token !== undefined, releases: catalog.releases },
+      "llsd-hook listening",
+    ),
   );
   const stop = (signal: string) => {
     logger.info({ signal }, "shutting down");

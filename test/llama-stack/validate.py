@@ -12,17 +12,21 @@ silently drops (unknown keys), at every level.
 Usage:
   python validate.py CONFIG.yaml [ENV_JSON]
       -> {"findings": [{"code", "path", "message"}, ...]}
-  python validate.py --batch < [{"name", "configPath" | "configYaml", "env"}, ...]
+  python validate.py --batch  < [{"name", "configPath" | "configYaml", "env"}, ...]
       -> {"results": {NAME: {"findings": [...], "seconds": S}}, "importSeconds": S}
 
 ENV_JSON is the whole environment the container would have (a JSON object of
-strings): `${env.X}` is resolved against it and nothing else. Exit status is 0
-whenever the findings could be computed; non-zero means the validator broke.
+strings): `${env.X}` is resolved against it and nothing else. Paths name the
+place in the YAML as written (list indices count every entry, also those that
+env substitution drops). The exit status is 0 whenever findings could be
+computed; non-zero means the validator itself broke.
 """
 
 from __future__ import annotations
 
 import copy
+import importlib.metadata
+import importlib.util
 import inspect
 import json
 import os
@@ -33,21 +37,23 @@ import traceback
 import types
 import typing
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 _START = time.monotonic()
 # Library logging must not reach stdout, which carries the JSON answer.
 _STDOUT = sys.stdout
 sys.stdout = sys.stderr
 os.environ.setdefault("LLAMA_STACK_LOGGING", "all=critical")
+warnings.simplefilter("ignore")
 
 import yaml  # noqa: E402
 from pydantic import AliasChoices, AliasPath, BaseModel, TypeAdapter, ValidationError  # noqa: E402
 
 from llama_stack.core import stack as ls_stack  # noqa: E402
-from llama_stack.core.configure import parse_and_maybe_upgrade_config  # noqa: E402
-from llama_stack.core.datatypes import Provider, RegisteredResources, StackConfig  # noqa: E402
+from llama_stack.core.configure import parse_and_maybe_upgrade_config, upgrade_from_routing_table  # noqa: E402
+from llama_stack.core.datatypes import StackConfig  # noqa: E402
 from llama_stack.core.distribution import builtin_automatically_routed_apis, get_provider_registry  # noqa: E402
 from llama_stack.core.stack import EnvVarError, replace_env_vars  # noqa: E402
 from llama_stack.core.storage.datatypes import (  # noqa: E402
@@ -63,23 +69,871 @@ IMPORT_SECONDS = time.monotonic() - _START
 
 # --- what the installed release says -------------------------------------------------
 
-REGISTRY = get_provider_registry()
+REGISTRY = {api.value: specs for api, specs in get_provider_registry().items()}
 ROUTED = builtin_automatically_routed_apis()
 ROUTER_APIS = {info.router_api.value for info in ROUTED}
-ROUTING_TABLE_OF = {info.router_api.value: info.routing_table_api.value for info in ROUTED}
-ROUTER_OF_TABLE = {table: router for router, table in ROUTING_TABLE_OF.items()}
+TABLE_OF_ROUTER = {info.router_api.value: info.routing_table_api.value for info in ROUTED}
+ROUTER_OF_TABLE = {table: router for router, table in TABLE_OF_ROUTER.items()}
 ALL_APIS = {api.value for api in Api}
-PROVIDABLE_APIS = {api.value for api in REGISTRY}
 # The APIs the server always instantiates itself (add_internal_implementations).
 INTERNAL_APIS = set(re.findall(r"impls\[Api\.(\w+)\]", inspect.getsource(ls_stack.add_internal_implementations)))
 if not INTERNAL_APIS:
     raise RuntimeError("could not read the internal APIs from llama_stack.core.stack.add_internal_implementations")
-# registered_resources categories the server registers, and the API serving each
-# (llama_stack.core.stack.RESOURCES; 0.7 no longer registers tool_groups).
-RESOURCE_APIS = {entry[0]: ROUTER_OF_TABLE.get(entry[1].value, entry[1].value) for entry in ls_stack.RESOURCES}
+# registered_resources categories the server registers, with the routing table
+# that registers them (llama_stack.core.stack.RESOURCES; 0.7 dropped tool_groups).
+RESOURCE_TABLES = {entry[0]: entry[1].value for entry in ls_stack.RESOURCES}
 RESOURCE_ID_FIELDS = list(ls_stack.RESOURCE_ID_FIELDS)
-# Keys outside StackConfig that the server still reads from the raw YAML
-# (create_app() reads `logging_config` itself).
-EXTRA_TOP_LEVEL_KEYS = {"logging_config"} if "logging_config" in inspect.getsource(
-    sys.modules["llama_stack.core.server.server"] if "llama_stack.core.server.server" in sys.modules else _import_server()  # type: ignore[name-defined]  # noqa: F821
-) else set()
+# Top-level keys outside StackConfig that the server reads from the raw YAML:
+# create_app() reads `logging_config` itself.
+_SERVER_SPEC = importlib.util.find_spec("llama_stack.core.server.server")
+_SERVER_SOURCE = open(_SERVER_SPEC.origin).read() if _SERVER_SPEC and _SERVER_SPEC.origin else ""
+EXTRA_TOP_LEVEL_KEYS = {"logging_config"} if 'get("logging_config")' in _SERVER_SOURCE else set()
+RELEASE = importlib.metadata.version("llama-stack")
+
+DROPPED = object()  # a list entry that env substitution removes
+PLACEHOLDER_PREFIX = "llsd-unset-"
+
+
+class Findings:
+    def __init__(self) -> None:
+        self.items: list[dict[str, str]] = []
+
+    def add(self, code: str, path: str, message: str) -> None:
+        item = {"code": code, "path": path, "message": message}
+        if item not in self.items:
+            self.items.append(item)
+
+
+def join(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def compact(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: compact(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [compact(v) for v in node if v is not DROPPED]
+    return node
+
+
+@contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    """os.environ is exactly `env` inside (Llama Stack reads os.environ)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+# --- env substitution that keeps the YAML's shape ------------------------------------
+
+
+class Expander:
+    """Mirrors llama_stack.core.stack.replace_env_vars node by node, calling the
+    real function on every string, but keeps dropped list entries as DROPPED
+    (so paths keep the YAML's indices) and records every bare ${env.X} that is
+    unset, substituting a placeholder so that the rest can still be checked."""
+
+    def __init__(self) -> None:
+        self.unset: list[tuple[str, str]] = []
+        self.placeholders: dict[str, str] = {}
+
+    def leaf(self, value: str, path: str) -> Any:
+        restore: dict[str, str | None] = {}
+        try:
+            for _ in range(100):
+                try:
+                    return replace_env_vars(value, path)
+                except EnvVarError as e:
+                    self.unset.append((e.var_name, e.path or path))
+                    self.placeholders[e.var_name] = PLACEHOLDER_PREFIX + e.var_name.lower()
+                    restore.setdefault(e.var_name, os.environ.get(e.var_name))
+                    os.environ[e.var_name] = self.placeholders[e.var_name]
+            raise RuntimeError(f"env substitution did not converge at {path}")
+        finally:
+            for name, old in restore.items():
+                if old is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = old
+
+    def expand(self, node: Any, path: str = "") -> Any:
+        if isinstance(node, dict):
+            if path == "server.auth" and isinstance(node.get("provider_config"), dict):
+                provider_config = node["provider_config"]
+                if "type" in provider_config:
+                    try:
+                        kind = replace_env_vars(provider_config["type"], f"{path}.provider_config.type")
+                        if kind is None or kind == "":
+                            out = {k: self.expand(v, join(path, k)) for k, v in node.items() if k != "provider_config"}
+                            out["provider_config"] = None
+                            return out
+                    except EnvVarError:
+                        pass
+            return {k: self.expand(v, join(path, k)) for k, v in node.items()}
+        if isinstance(node, list):
+            out_list: list[Any] = []
+            for i, item in enumerate(node):
+                item_path = f"{path}[{i}]"
+                if isinstance(item, dict) and "provider_id" in item:
+                    try:
+                        if replace_env_vars(item["provider_id"], f"{item_path}.provider_id") == "__disabled__":
+                            out_list.append(DROPPED)
+                            continue
+                    except EnvVarError:
+                        pass
+                if isinstance(item, dict) and self.empty_id(item, item_path):
+                    out_list.append(DROPPED)
+                    continue
+                out_list.append(self.expand(item, item_path))
+            return out_list
+        if isinstance(node, str):
+            return self.leaf(node, path)
+        return node
+
+    @staticmethod
+    def empty_id(item: dict[str, Any], item_path: str) -> bool:
+        for field in RESOURCE_ID_FIELDS:
+            if field in item:
+                try:
+                    resolved = replace_env_vars(item[field], f"{item_path}.{field}")
+                except EnvVarError:
+                    continue
+                if resolved is None or resolved == "":
+                    return True
+        return False
+
+
+# --- pydantic error locations -> YAML paths -----------------------------------------
+
+
+def loc_path(base: str, node: Any, loc: tuple[Any, ...], error_type: str) -> str:
+    """Follows a pydantic error location through the (mirrored) data. Union
+    tags in the location (e.g. `kv_sqlite`, `CORSConfig`) are skipped; list
+    indices are mapped back to the YAML's own indices."""
+    path = base
+    for j, comp in enumerate(loc):
+        if isinstance(node, list) and isinstance(comp, int):
+            kept = [i for i, v in enumerate(node) if v is not DROPPED]
+            raw = kept[comp] if 0 <= comp < len(kept) else comp
+            path = f"{path}[{raw}]"
+            node = node[raw] if 0 <= raw < len(node) else None
+        elif isinstance(node, dict) and comp in node:
+            path = join(path, comp)
+            node = node[comp]
+        elif isinstance(node, dict) and j == len(loc) - 1 and error_type == "missing":
+            path = join(path, comp)
+            node = None
+    return path
+
+
+def add_validation_errors(
+    findings: Findings, code: str, base: str, node: Any, error: ValidationError, prefix: str = ""
+) -> list[tuple[str, str]]:
+    out = []
+    for err in error.errors():
+        path = loc_path(base, node, tuple(err.get("loc", ())), err.get("type", ""))
+        message = prefix + err.get("msg", "invalid")
+        if err.get("type") not in ("missing", "extra_forbidden") and "input" in err:
+            shown = err["input"]
+            if not isinstance(shown, (dict, list)):
+                message += f" (got {shown!r})"
+        out.append((path, message))
+        findings.add(code, path, message)
+    return out
+
+
+# --- walking pydantic models next to the data ---------------------------------------
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def unwrap(tp: Any) -> Any:
+    while True:
+        if isinstance(tp, typing.TypeAliasType):
+            tp = tp.__value__
+        elif typing.get_origin(tp) is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        else:
+            return tp
+
+
+def is_model(tp: Any) -> bool:
+    return inspect.isclass(tp) and issubclass(tp, BaseModel)
+
+
+def accepted_keys(cls: type[BaseModel]) -> dict[str, str]:
+    """Input key -> field name, as pydantic validates this model."""
+    config = cls.model_config
+    by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+    by_alias = config.get("validate_by_alias", True) is not False
+    keys: dict[str, str] = {}
+    for name, field in cls.model_fields.items():
+        aliases: list[str] = []
+        alias = field.validation_alias if field.validation_alias is not None else field.alias
+        if isinstance(alias, str):
+            aliases = [alias]
+        elif isinstance(alias, AliasChoices):
+            for choice in alias.choices:
+                if isinstance(choice, str):
+                    aliases.append(choice)
+                elif isinstance(choice, AliasPath) and choice.path and isinstance(choice.path[0], str):
+                    aliases.append(choice.path[0])
+        elif isinstance(alias, AliasPath) and alias.path and isinstance(alias.path[0], str):
+            aliases = [alias.path[0]]
+        if aliases and by_alias:
+            for a in aliases:
+                keys[a] = name
+        if not aliases or by_name:
+            keys[name] = name
+    return keys
+
+
+def validates(tp: Any, data: Any) -> bool:
+    adapter = _ADAPTERS.get(tp)
+    if adapter is None:
+        adapter = _ADAPTERS[tp] = TypeAdapter(tp)
+    try:
+        adapter.validate_python(data)
+        return True
+    except Exception:
+        return False
+
+
+def literal_match(cls: type[BaseModel], data: dict[str, Any]) -> bool:
+    for key, name in accepted_keys(cls).items():
+        tp = unwrap(cls.model_fields[name].annotation)
+        if typing.get_origin(tp) is typing.Literal and key in data:
+            values = {getattr(v, "value", v) for v in typing.get_args(tp)}
+            if data[key] in values:
+                return True
+    return False
+
+
+class Walker:
+    """Reports keys pydantic silently drops, and checks every KV/SQL store
+    reference met on the way against storage.backends."""
+
+    def __init__(self, findings: Findings, backends: dict[str, str], top_extra: set[str]) -> None:
+        self.findings = findings
+        self.backends = backends
+        self.top_extra = top_extra
+
+    def walk(self, tp: Any, data: Any, path: str, owner: str = "") -> None:
+        tp = unwrap(tp)
+        origin = typing.get_origin(tp)
+        if origin in (typing.Union, types.UnionType):
+            member = self.choose(tp, data)
+            if member is not None:
+                self.walk(member, data, path, owner)
+            return
+        if origin in (list, tuple, set, frozenset) or tp in (list, tuple, set):
+            args = typing.get_args(tp)
+            if isinstance(data, list) and args:
+                for i, item in enumerate(data):
+                    if item is not DROPPED:
+                        self.walk(args[0], item, f"{path}[{i}]", owner)
+            return
+        if origin is dict:
+            args = typing.get_args(tp)
+            if isinstance(data, dict) and len(args) == 2:
+                for key, value in data.items():
+                    self.walk(args[1], value, join(path, key), owner)
+            return
+        if is_model(tp) and isinstance(data, dict):
+            self.walk_model(tp, data, path, owner)
+
+    def choose(self, union: Any, data: Any) -> Any:
+        members = [unwrap(m) for m in typing.get_args(union) if m is not type(None)]
+        if isinstance(data, dict):
+            shaped = [m for m in members if is_model(m) or typing.get_origin(m) is dict]
+        elif isinstance(data, list):
+            shaped = [m for m in members if typing.get_origin(m) in (list, tuple, set)]
+        else:
+            return None
+        if len(shaped) <= 1:
+            return shaped[0] if shaped else None
+        models = [m for m in shaped if is_model(m)]
+        for m in models:
+            if validates(m, compact(data)):
+                return m
+        for m in models:
+            if literal_match(m, data):
+                return m
+        if models:
+            return min(models, key=lambda m: len(set(data) - set(accepted_keys(m))))
+        return shaped[0]
+
+    def walk_model(self, cls: type[BaseModel], data: dict[str, Any], path: str, owner: str) -> None:
+        if issubclass(cls, KVStoreReference):
+            self.check_reference("kv", data, path)
+        elif issubclass(cls, SqlStoreReference):
+            self.check_reference("sql", data, path)
+        keys = accepted_keys(cls)
+        extra = cls.model_config.get("extra")
+        for key, value in data.items():
+            name = keys.get(key)
+            if name is None:
+                if cls is StackConfig and key in self.top_extra:
+                    continue
+                if extra in ("allow", "forbid"):
+                    continue  # kept as is, or already a pydantic error
+                where = f"{cls.__name__}{f' ({owner})' if owner else ''}"
+                self.findings.add(
+                    "unknown-key",
+                    join(path, key),
+                    f"'{key}' is not a field of {where} in llama-stack {RELEASE}; pydantic drops it silently. "
+                    f"Known keys: {', '.join(sorted(keys)) or '(none)'}",
+                )
+                continue
+            self.walk(cls.model_fields[name].annotation, value, join(path, key), owner)
+
+    def check_reference(self, kind: str, data: dict[str, Any], path: str, note: str = "") -> None:
+        backend = data.get("backend")
+        if not isinstance(backend, str):
+            return
+        where = join(path, "backend") if not note else path
+        if backend not in self.backends:
+            self.findings.add(
+                "store-backend-missing",
+                where,
+                f"{note}names storage backend '{backend}', which storage.backends does not define "
+                f"(defined: {', '.join(sorted(self.backends)) or 'none'})",
+            )
+        elif not self.backends[backend].startswith(kind + "_"):
+            self.findings.add(
+                "store-backend-kind",
+                where,
+                f"{note}is a {kind.upper()} store reference but backend '{backend}' is of type "
+                f"{self.backends[backend]}; it needs a {kind}_* backend",
+            )
+
+
+# --- the checks ---------------------------------------------------------------------
+
+
+def backend_types(storage: Any) -> tuple[dict[str, str], Any]:
+    """Backend name -> type, and the effective stores, as the library builds them."""
+    if storage is None or isinstance(storage, dict):
+        try:
+            built = StorageConfig(**(storage or {}))
+            return {name: str(getattr(cfg.type, "value", cfg.type)) for name, cfg in built.backends.items()}, built.stores
+        except Exception:
+            pass
+    backends: dict[str, str] = {}
+    if isinstance(storage, dict) and isinstance(storage.get("backends"), dict):
+        for name, cfg in storage["backends"].items():
+            if isinstance(cfg, dict):
+                backends[name] = str(cfg.get("type"))
+    return backends, None
+
+
+def reference_kind(annotation: Any) -> str | None:
+    tp = unwrap(annotation)
+    members = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    for m in members:
+        m = unwrap(m)
+        if is_model(m) and issubclass(m, KVStoreReference):
+            return "kv"
+        if is_model(m) and issubclass(m, SqlStoreReference):
+            return "sql"
+    return None
+
+
+def check_default_stores(walker: Walker, storage: Any, stores: Any) -> None:
+    """Store references the YAML does not write take the library's defaults
+    (e.g. `connectors` -> kv_default): those must resolve too."""
+    written = storage.get("stores") if isinstance(storage, dict) else None
+    written = written if isinstance(written, dict) else {}
+    if stores is None:
+        return
+    for name, field in ServerStoresConfig.model_fields.items():
+        if name in written:
+            continue
+        ref = getattr(stores, name, None)
+        kind = reference_kind(field.annotation)
+        if ref is None or kind is None:
+            continue
+        walker.check_reference(
+            kind,
+            {"backend": ref.backend},
+            join("storage.stores", name),
+            note=f"not set, so the default reference applies, which ",
+        )
+
+
+def enabled_providers(mirror: dict[str, Any]) -> dict[str, list[tuple[int, dict[str, Any]]]]:
+    out: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    providers = mirror.get("providers")
+    if not isinstance(providers, dict):
+        return out
+    for api, entries in providers.items():
+        if not isinstance(entries, list):
+            continue
+        for i, entry in enumerate(entries):
+            if entry is DROPPED or not isinstance(entry, dict):
+                continue
+            pid = entry.get("provider_id")
+            if not pid or pid == "__disabled__":
+                continue
+            out.setdefault(str(api), []).append((i, entry))
+    return out
+
+
+def check_apis(findings: Findings, mirror: dict[str, Any], enabled: dict[str, list[tuple[int, dict[str, Any]]]]) -> set[str]:
+    """API names under `providers` and in `apis`; returns the APIs the server
+    would have an implementation for (what dependencies and routes can use)."""
+    providers = mirror.get("providers") if isinstance(mirror.get("providers"), dict) else {}
+    for api in providers:
+        path = join("providers", api)
+        if api not in ALL_APIS:
+            findings.add(
+                "unknown-api",
+                path,
+                f"'{api}' is not an API of llama-stack {RELEASE} (providable: {', '.join(sorted(REGISTRY))}); "
+                "the server refuses to start",
+            )
+        elif api in ROUTER_OF_TABLE:
+            findings.add(
+                "unknown-api",
+                path,
+                f"'{api}' is a routing table, provided automatically with '{ROUTER_OF_TABLE[api]}'; "
+                "the server refuses to start when it is configured",
+            )
+        elif api not in REGISTRY:
+            findings.add(
+                "unknown-api",
+                path,
+                f"'{api}' is an internal API that is always on and takes no providers (providable: "
+                f"{', '.join(sorted(REGISTRY))})",
+            )
+
+    listed = [a for a in mirror.get("apis") or [] if a is not DROPPED] if isinstance(mirror.get("apis"), list) else []
+    listed_set = {a for a in listed if isinstance(a, str)}
+    with_providers = {api for api in enabled if api in REGISTRY}
+    if listed_set:
+        resolver_apis = listed_set
+    else:
+        resolver_apis = set(ROUTER_APIS) | set(ROUTER_OF_TABLE) | {a for a in providers if a in REGISTRY}
+    available = set(INTERNAL_APIS)
+    available |= {api for api in with_providers if api not in ROUTER_APIS}
+    for router in ROUTER_APIS:
+        if router in resolver_apis:
+            available |= {router, TABLE_OF_ROUTER[router]}
+
+    if isinstance(mirror.get("apis"), list):
+        for i, api in enumerate(mirror["apis"]):
+            path = f"apis[{i}]"
+            if api is DROPPED:
+                continue
+            if not isinstance(api, str) or api not in ALL_APIS:
+                findings.add(
+                    "unknown-api",
+                    path,
+                    f"'{api}' is not an API of llama-stack {RELEASE}; the server fails at startup",
+                )
+            elif api not in available:
+                findings.add(
+                    "api-without-provider",
+                    path,
+                    f"'{api}' is listed in apis but nothing implements it (no enabled provider"
+                    f"{'' if api not in ROUTER_OF_TABLE else ', and its router API ' + repr(ROUTER_OF_TABLE[api]) + ' is not listed'}); "
+                    "the server fails at startup building its routes",
+                )
+            elif api in ROUTER_APIS and api not in with_providers:
+                findings.add(
+                    "api-without-provider",
+                    path,
+                    f"'{api}' is listed in apis but has no enabled provider; it would be served with nothing behind it",
+                )
+        for api in sorted(with_providers):
+            if listed_set and api not in listed_set:
+                effect = (
+                    "its providers are instantiated but no router serves them, and nothing can depend on it"
+                    if api in ROUTER_APIS
+                    else "its providers are instantiated (usable as a dependency) but it gets no routes"
+                )
+                findings.add(
+                    "api-not-served",
+                    join("providers", api),
+                    f"'{api}' has enabled providers but is not listed in apis; {effect}",
+                )
+    return available
+
+
+def check_providers(
+    findings: Findings,
+    walker: Walker,
+    mirror: dict[str, Any],
+    enabled: dict[str, list[tuple[int, dict[str, Any]]]],
+    available: set[str],
+    vector_stores: Any,
+) -> None:
+    for api, entries in enabled.items():
+        seen: dict[str, int] = {}
+        for i, entry in entries:
+            base = f"providers.{api}[{i}]"
+            pid = entry.get("provider_id")
+            if isinstance(pid, str) and pid in seen:
+                findings.add(
+                    "provider-id-duplicate",
+                    join(base, "provider_id"),
+                    f"provider_id '{pid}' is already used by providers.{api}[{seen[pid]}] in this API; "
+                    "the server keeps only the last one",
+                )
+            elif isinstance(pid, str):
+                seen[pid] = i
+            if api not in REGISTRY:
+                continue  # reported by check_apis
+            ptype = entry.get("provider_type")
+            spec = REGISTRY[api].get(ptype) if isinstance(ptype, str) else None
+            if spec is None:
+                findings.add(
+                    "unknown-provider-type",
+                    join(base, "provider_type"),
+                    f"'{ptype}' is not a provider type of API '{api}' in llama-stack {RELEASE} "
+                    f"(valid: {', '.join(sorted(REGISTRY[api]))}); the server refuses to start",
+                )
+                continue
+            if getattr(spec, "deprecation_error", None):
+                findings.add("provider-deprecated", join(base, "provider_type"), str(spec.deprecation_error))
+            for dep in getattr(spec, "api_dependencies", []) or []:
+                if dep.value not in available:
+                    findings.add(
+                        "api-dependency-missing",
+                        join(base, "provider_type"),
+                        f"{ptype} needs the '{dep.value}' API, which nothing in this config provides; "
+                        "the server fails at startup (required dependency not available)",
+                    )
+            config = entry.get("config", {})
+            if config is None:
+                config = {}
+            if not isinstance(config, dict):
+                continue  # StackConfig reports it
+            check_provider_config(findings, walker, api, ptype, spec, compact(config), config, join(base, "config"), vector_stores)
+
+
+def check_provider_config(
+    findings: Findings,
+    walker: Walker,
+    api: str,
+    ptype: str,
+    spec: Any,
+    config: dict[str, Any],
+    mirror_config: dict[str, Any],
+    path: str,
+    vector_stores: Any,
+) -> None:
+    config_cls = instantiate_class_type(spec.config_class)
+    values = dict(config)
+    # The resolver injects the top-level vector_stores into inline providers
+    # whose config has that field (resolver.instantiate_provider).
+    if not isinstance(spec, RemoteProviderSpec) and "vector_stores_config" in config_cls.model_fields:
+        if vector_stores is not None:
+            values["vector_stores_config"] = vector_stores
+    try:
+        config_cls(**values)
+    except ValidationError as e:
+        add_validation_errors(findings, "provider-config-invalid", path, mirror_config, e)
+    except Exception as e:  # validators that raise outside pydantic
+        findings.add("provider-config-invalid", path, f"{type(e).__name__}: {e}")
+    walker.walk(config_cls, mirror_config, path, owner=ptype)
+
+
+def check_resources(
+    findings: Findings,
+    raw: dict[str, Any],
+    mirror: dict[str, Any],
+    enabled: dict[str, list[tuple[int, dict[str, Any]]]],
+    available: set[str],
+    all_ids: dict[str, dict[str, str]],
+) -> None:
+    resources = mirror.get("registered_resources")
+    raw_resources = raw.get("registered_resources") if isinstance(raw.get("registered_resources"), dict) else {}
+    if not isinstance(resources, dict):
+        return
+    for category, entries in resources.items():
+        if not isinstance(entries, list):
+            continue
+        live = [e for e in entries if e is not DROPPED]
+        path = join("registered_resources", category)
+        if category not in RESOURCE_TABLES:
+            if category in _registered_resource_fields() and live:
+                findings.add(
+                    "resource-ignored",
+                    path,
+                    f"llama-stack {RELEASE} accepts registered_resources.{category} but never registers it "
+                    "(the list is emptied with a DeprecationWarning; tool groups come from tool_runtime providers)",
+                )
+            continue
+        table = RESOURCE_TABLES[category]
+        router = ROUTER_OF_TABLE.get(table, table)
+        if live and table not in available:
+            findings.add(
+                "resource-api-missing",
+                path,
+                f"the '{router}' API is not served, so Llama Stack never registers these {category}",
+            )
+            continue
+        ids = {pid for _, e in enabled.get(router, []) for pid in [e.get("provider_id")] if isinstance(pid, str)}
+        raw_entries = raw_resources.get(category) if isinstance(raw_resources.get(category), list) else []
+        for i, entry in enumerate(entries):
+            if entry is DROPPED or not isinstance(entry, dict):
+                continue
+            entry_path = f"{path}[{i}]"
+            pid = entry.get("provider_id")
+            raw_pid = raw_entries[i].get("provider_id") if i < len(raw_entries) and isinstance(raw_entries[i], dict) else None
+            if not pid or pid == "__disabled__":
+                if isinstance(raw_pid, str) and "${env." in raw_pid:
+                    continue  # switched off on purpose by a conditional provider_id
+                findings.add(
+                    "resource-without-provider",
+                    entry_path,
+                    "has no provider_id; Llama Stack skips registering it (register_resources ignores entries "
+                    "without a provider)",
+                )
+                continue
+            if pid not in ids:
+                elsewhere = [a for a, by_id in all_ids.items() if pid in by_id and a != router]
+                disabled = pid in all_ids.get(router, {}) and all_ids[router][pid] == "disabled"
+                hint = ""
+                if disabled:
+                    hint = f"; '{pid}' is a {router} provider whose provider_id resolves empty (disabled)"
+                elif elsewhere:
+                    hint = f"; '{pid}' is a provider of {', '.join(elsewhere)}, not {router}"
+                findings.add(
+                    "resource-provider-missing",
+                    join(entry_path, "provider_id"),
+                    f"'{pid}' is not an enabled {router} provider (enabled: {', '.join(sorted(ids)) or 'none'}){hint}; "
+                    "registering it fails at startup",
+                )
+            if category == "models" and entry.get("model_type") == "embedding":
+                metadata = entry.get("metadata")
+                if not isinstance(metadata, dict) or "embedding_dimension" not in metadata:
+                    findings.add(
+                        "resource-invalid",
+                        join(entry_path, "metadata"),
+                        "an embedding model needs metadata.embedding_dimension; registering it fails at startup",
+                    )
+
+
+def _registered_resource_fields() -> set[str]:
+    annotation = unwrap(StackConfig.model_fields["registered_resources"].annotation)
+    return set(annotation.model_fields) if is_model(annotation) else set()
+
+
+def provider_ids_by_api(raw_providers: Any, mirror: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """API -> provider id -> 'enabled' | 'disabled' (conditional ids count by the
+    id they would take, e.g. ${env.X:+vllm} -> vllm)."""
+    out: dict[str, dict[str, str]] = {}
+    providers = mirror.get("providers")
+    if not isinstance(providers, dict) or not isinstance(raw_providers, dict):
+        return out
+    for api, entries in providers.items():
+        raw_entries = raw_providers.get(api)
+        if not isinstance(entries, list) or not isinstance(raw_entries, list):
+            continue
+        for i, entry in enumerate(entries):
+            raw_entry = raw_entries[i] if i < len(raw_entries) else None
+            if not isinstance(raw_entry, dict):
+                continue
+            pid = entry.get("provider_id") if isinstance(entry, dict) else None
+            if pid and pid != "__disabled__":
+                out.setdefault(api, {})[str(pid)] = "enabled"
+                continue
+            raw_pid = raw_entry.get("provider_id")
+            match = re.search(r"\$\{env\.[A-Z0-9_]+:\+([^}]*)\}", raw_pid) if isinstance(raw_pid, str) else None
+            if match and match.group(1):
+                out.setdefault(api, {}).setdefault(match.group(1), "disabled")
+    return out
+
+
+def check_defaults(
+    findings: Findings,
+    mirror: dict[str, Any],
+    enabled: dict[str, list[tuple[int, dict[str, Any]]]],
+    available: set[str],
+) -> None:
+    def ids(api: str) -> set[str]:
+        return {str(e.get("provider_id")) for _, e in enabled.get(api, [])}
+
+    vs = mirror.get("vector_stores")
+    if isinstance(vs, dict):
+        default = vs.get("default_provider_id")
+        if isinstance(default, str) and default and default not in ids("vector_io"):
+            findings.add(
+                "default-provider-missing",
+                "vector_stores.default_provider_id",
+                f"'{default}' is not an enabled vector_io provider (enabled: {', '.join(sorted(ids('vector_io'))) or 'none'})",
+            )
+        for key in ("default_embedding_model", "default_reranker_model"):
+            check_qualified_model(findings, vs.get(key), join("vector_stores", key), ids("inference"), available)
+        for key in ("rewrite_query_params", "contextual_retrieval_params"):
+            params = vs.get(key)
+            if isinstance(params, dict):
+                check_qualified_model(
+                    findings, params.get("model"), f"vector_stores.{key}.model", ids("inference"), available
+                )
+
+    safety = mirror.get("safety")
+    if isinstance(safety, dict) and isinstance(safety.get("default_shield_id"), str) and safety["default_shield_id"]:
+        shield = safety["default_shield_id"]
+        if "shields" not in available or "safety" not in available:
+            findings.add(
+                "default-shield-missing",
+                "safety.default_shield_id",
+                f"default shield '{shield}' needs the safety API, which is not served; the server fails at startup",
+            )
+        else:
+            resources = mirror.get("registered_resources")
+            shields = resources.get("shields") if isinstance(resources, dict) else None
+            registered = {
+                s.get("shield_id")
+                for s in (shields or [])
+                if isinstance(s, dict) and s.get("provider_id") and s.get("provider_id") in ids("safety")
+            }
+            if registered and shield not in registered:
+                findings.add(
+                    "default-shield-missing",
+                    "safety.default_shield_id",
+                    f"default shield '{shield}' is not among the registered shields ({', '.join(sorted(map(str, registered)))}); "
+                    "the server fails at startup",
+                )
+
+
+def check_qualified_model(findings: Findings, model: Any, path: str, inference_ids: set[str], available: set[str]) -> None:
+    if not isinstance(model, dict) or not isinstance(model.get("provider_id"), str):
+        return
+    pid = model["provider_id"]
+    if "models" not in available:
+        findings.add(
+            "default-provider-missing",
+            join(path, "provider_id"),
+            f"'{pid}/{model.get('model_id')}' needs the models API, which is not served (inference is not listed)",
+        )
+    elif pid not in inference_ids:
+        findings.add(
+            "default-provider-missing",
+            join(path, "provider_id"),
+            f"'{pid}' is not an enabled inference provider (enabled: {', '.join(sorted(inference_ids)) or 'none'}), "
+            f"so model '{pid}/{model.get('model_id')}' cannot exist",
+        )
+
+
+def validate_text(text: str, env: dict[str, str]) -> list[dict[str, str]]:
+    findings = Findings()
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        findings.add("yaml-invalid", "", f"not valid YAML: {e}")
+        return findings.items
+    if not isinstance(raw, dict):
+        findings.add("stack-config-invalid", "", f"the config must be a YAML mapping, got {type(raw).__name__}")
+        return findings.items
+
+    env = {str(k): str(v) for k, v in env.items()}
+    with environment(env), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # What parse_and_maybe_upgrade_config does before substitution.
+        raw = copy.deepcopy(raw)
+        if "routing_table" in raw:
+            raw = upgrade_from_routing_table(raw)
+        raw["version"] = 2
+        expander = Expander()
+        mirror = expander.expand(copy.deepcopy(raw))
+        unset_paths = []
+        for var, path in expander.unset:
+            unset_paths.append(path)
+            findings.add(
+                "env-unset",
+                path,
+                f"${{env.{var}}} has no default and {var} is not set; llama stack run aborts with EnvVarError",
+            )
+        os.environ.update(expander.placeholders)
+
+        # The real top-level parse (`llama stack run`), on the YAML as written.
+        stack_errors: list[tuple[str, str]] = []
+        try:
+            parse_and_maybe_upgrade_config(copy.deepcopy(raw))
+        except EnvVarError as e:
+            findings.add("env-unset", e.path, str(e))
+        except ValidationError as e:
+            stack_errors = add_validation_errors(findings, "stack-config-invalid", "", mirror, e)
+        except Exception as e:
+            findings.add("stack-config-invalid", "", f"{type(e).__name__}: {e}")
+
+        # Self-check: the mirror must equal what the library substitutes.
+        if compact(mirror) != replace_env_vars(copy.deepcopy(raw)):
+            findings.add(
+                "validator-mismatch",
+                "",
+                "validate.py's env substitution differs from llama_stack's replace_env_vars; fix validate.py",
+            )
+
+        backends, stores = backend_types(compact(mirror.get("storage")))
+        walker = Walker(findings, backends, EXTRA_TOP_LEVEL_KEYS)
+        walker.walk(StackConfig, mirror, "")
+        check_default_stores(walker, mirror.get("storage"), stores)
+
+        enabled = enabled_providers(mirror)
+        available = check_apis(findings, mirror, enabled)
+        vector_stores = None
+        if isinstance(mirror.get("vector_stores"), dict):
+            annotation = StackConfig.model_fields["vector_stores"].annotation
+            try:
+                vector_stores = TypeAdapter(annotation).validate_python(compact(mirror["vector_stores"]))
+            except Exception:
+                vector_stores = None
+        check_providers(findings, walker, mirror, enabled, available, vector_stores)
+        all_ids = provider_ids_by_api(raw.get("providers"), mirror)
+        check_resources(findings, raw, mirror, enabled, available, all_ids)
+        check_defaults(findings, mirror, enabled, available)
+
+    # The library's own store check (a model validator without a location)
+    # says the same as store-backend-*; keep it only if ours found nothing.
+    ours = any(f["code"].startswith("store-backend-") for f in findings.items)
+    kept = []
+    for f in findings.items:
+        if f["code"] == "stack-config-invalid" and f["path"] == "" and "references" in f["message"] and "backend" in f["message"]:
+            if ours:
+                continue
+            f = {**f, "path": "storage.stores"}
+        if f["code"] in ("stack-config-invalid", "provider-config-invalid") and any(
+            f["path"] == p or f["path"].startswith(p + ".") or f["path"].startswith(p + "[") for p in unset_paths
+        ):
+            continue  # caused by the placeholder standing in for an unset variable
+        kept.append(f)
+    return sorted(kept, key=lambda f: (f["path"], f["code"], f["message"]))
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) >= 2 and argv[1] == "--batch":
+        items = json.load(sys.stdin)
+        results: dict[str, Any] = {}
+        for item in items:
+            started = time.monotonic()
+            text = item["configYaml"] if "configYaml" in item else open(item["configPath"]).read()
+            findings = validate_text(text, item.get("env") or {})
+            results[item["name"]] = {"findings": findings, "seconds": round(time.monotonic() - started, 4)}
+        _STDOUT.write(json.dumps({"release": RELEASE, "importSeconds": round(IMPORT_SECONDS, 3), "results": results}) + "\n")
+        return 0
+    if len(argv) in (2, 3):
+        env = json.loads(argv[2]) if len(argv) == 3 else {}
+        with open(argv[1]) as f:
+            findings = validate_text(f.read(), env)
+        _STDOUT.write(json.dumps({"findings": findings}, indent=1) + "\n")
+        return 0
+    sys.stderr.write(__doc__ or "")
+    return 2
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv))
+    except Exception:
+        traceback.print_exc()
+        sys.exit(1)

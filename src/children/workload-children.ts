@@ -80,7 +80,7 @@ export function buildNetworkPolicy(
     });
   }
   for (const key of [...b.labels].sort())
-    peers.push({ podSelector: { matchExpressions: [{ key, operator: "Exists" }] } });
+    peers.push({ namespaceSelector: { matchExpressions: [{ key, operator: "Exists" }] } });
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",

@@ -1,0 +1,24 @@
+# llsd-hook image: compiled JavaScript, configs/ and production dependencies only.
+#   docker build -t llsd-hook:0.1.0 .
+# The base is pinned to one Node.js release; bump it deliberately.
+ARG NODE_IMAGE=docker.io/library/node:20.20.2-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /src/dist ./dist
+COPY configs ./configs
+# The image's non-root "node" user (uid 1000); the manifests run with a read-only root filesystem.
+USER 1000:1000
+EXPOSE 8080
+ENTRYPOINT ["node", "dist/server/main.js"]

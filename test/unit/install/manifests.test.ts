@@ -1,0 +1,244 @@
+// The install manifests agree with the hook: every child type it returns is
+// declared with the exact apiVersion, RBAC covers what Metacontroller does,
+// kustomize lists every file, and the hook's own Deployment is locked down.
+import { expect } from "chai";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { CHILD_TYPES, RELATED_TYPES } from "../../../src/children/types.js";
+import { PLURAL, GROUP, API_VERSION } from "../../../src/api/schema.js";
+
+const root = join(import.meta.dirname, "..", "..", "..");
+type Obj = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+};
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+function docs(file: string): Obj[] {
+  return parseAllDocuments(readFileSync(file, "utf8"))
+    .map((d) => d.toJS() as Obj | null)
+    .filter((d): d is Obj => d !== null);
+}
+
+/** Files a kustomization reaches, following directory resources. */
+function kustomized(dir: string): string[] {
+  const k = docs(join(dir, "kustomization.yaml"))[0] as { resources?: string[] };
+  return (k.resources ?? []).flatMap((r) => {
+    const path = resolve(dir, r);
+    return statSync(path).isDirectory() ? kustomized(path) : [path];
+  });
+}
+
+const all = [
+  ...yamlFiles(join(root, "manifests")),
+  ...yamlFiles(join(root, "metacontroller")),
+].flatMap(docs);
+const cc = all.find((d) => d.kind === "CompositeController") as Obj & {
+  spec: {
+    generateSelector: boolean;
+    resyncPeriodSeconds: number;
+    parentResource: { apiVersion: string; resource: string };
+    childResources: {
+      apiVersion: string;
+      resource: string;
+      updateStrategy?: { method?: string };
+    }[];
+    hooks: Record<
+      string,
+      {
+        version: string;
+        webhook: { path: string; service: { name: string; namespace: string; port: number } };
+      }
+    >;
+  };
+};
+
+describe("install manifests", () => {
+  it("the CompositeController declares exactly the child types the hook emits, each with an update strategy", () => {
+    const declared = cc.spec.childResources.map((c) => `${c.apiVersion} ${c.resource}`).sort();
+    expect(declared).to.deep.equal(CHILD_TYPES.map((t) => `${t.apiVersion} ${t.resource}`).sort());
+    for (const c of cc.spec.childResources)
+      expect(c.updateStrategy?.method, c.resource).to.be.oneOf(["InPlace", "Recreate", "OnDelete"]);
+    expect(
+      cc.spec.childResources.find((c) => c.resource === "persistentvolumeclaims")?.updateStrategy
+        ?.method,
+    ).to.equal("InPlace");
+  });
+
+  it("the CompositeController watches the parent, generates selectors, resyncs, and uses v2 hooks on the hook's Service", () => {
+    expect(cc.spec.parentResource).to.deep.equal({ apiVersion: API_VERSION, resource: PLURAL });
+    expect(cc.spec.generateSelector).to.equal(true);
+    expect(cc.spec.resyncPeriodSeconds).to.be.a("number").greaterThan(0);
+    const service = all.find(
+      (d) => d.kind === "Service" && d.metadata.name === "llsd-hook",
+    ) as Obj & { spec: { ports: { port: number }[] } };
+    for (const [name, path] of [
+      ["sync", "/sync"],
+      ["customize", "/customize"],
+    ] as const) {
+      const hook = cc.spec.hooks[name];
+      expect(hook?.version, name).to.equal("v2");
+      expect(hook?.webhook.path).to.equal(path);
+      expect(hook?.webhook.service).to.include({
+        name: service.metadata.name,
+        namespace: service.metadata.namespace,
+        port: service.spec.ports[0]?.port,
+      });
+    }
+  });
+
+  it("RBAC grants Metacontroller every verb it uses on the parent, the children and the related objects", () => {
+    const role = all.find((d) => d.kind === "ClusterRole") as Obj & {
+      rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    };
+    const allows = (group: string, resource: string, verbs: string[]) =>
+      verbs.every((v) =>
+        role.rules.some(
+          (r) =>
+            r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(v),
+        ),
+      );
+    const groupOf = (apiVersion: string) =>
+      apiVersion.includes("/") ? (apiVersion.split("/")[0] ?? "") : "";
+    for (const t of CHILD_TYPES) {
+      expect(
+        allows(groupOf(t.apiVersion), t.resource, [
+          "get",
+          "list",
+          "watch",
+          "create",
+          "update",
+          "patch",
+          "delete",
+        ]),
+        t.resource,
+      ).to.equal(true);
+    }
+    for (const t of RELATED_TYPES)
+      expect(
+        allows(groupOf(t.apiVersion), t.resource, ["get", "list", "watch"]),
+        t.resource,
+      ).to.equal(true);
+    expect(allows(GROUP, PLURAL, ["get", "list", "watch", "update", "patch"])).to.equal(true);
+    expect(allows(GROUP, `${PLURAL}/status`, ["update"])).to.equal(true);
+    expect(allows("", "namespaces", ["list", "watch"])).to.equal(true);
+    const binding = all.find((d) => d.kind === "ClusterRoleBinding") as Obj & {
+      roleRef: { name: string };
+    };
+    expect(binding.roleRef.name).to.equal(role.metadata.name);
+  });
+
+  it("kubectl apply -k manifests installs every manifest file, the CRD and the CompositeController included", () => {
+    const reached = kustomized(join(root, "manifests"))
+      .map((f) => relative(root, f))
+      .sort();
+    const files = [
+      ...yamlFiles(join(root, "manifests")),
+      ...yamlFiles(join(root, "metacontroller")),
+    ]
+      .filter((f) => !f.endsWith("kustomization.yaml"))
+      .map((f) => relative(root, f))
+      .sort();
+    expect(reached).to.deep.equal(files);
+  });
+
+  it("the hook runs non-root on a read-only root filesystem, probed, with limits and the image overrides file", () => {
+    const dep = all.find(
+      (d) => d.kind === "Deployment" && d.metadata.name === "llsd-hook",
+    ) as Obj & {
+      spec: {
+        template: {
+          spec: {
+            securityContext: Record<string, unknown>;
+            containers: Record<string, never>[];
+            volumes: { name: string; configMap?: { name: string } }[];
+          };
+        };
+      };
+    };
+    const pod = dep.spec.template.spec;
+    const c = pod.containers[0] as unknown as {
+      securityContext: {
+        readOnlyRootFilesystem: boolean;
+        allowPrivilegeEscalation: boolean;
+        capabilities: { drop: string[] };
+      };
+      readinessProbe: { httpGet: { path: string } };
+      livenessProbe: { httpGet: { path: string } };
+      resources: { requests: object; limits: object };
+      env: { name: string; value: string }[];
+      volumeMounts: { name: string; mountPath: string }[];
+    };
+    expect(pod.securityContext).to.include({ runAsNonRoot: true });
+    expect(c.securityContext).to.deep.include({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+    });
+    expect(c.readinessProbe.httpGet.path).to.equal("/readyz");
+    expect(c.livenessProbe.httpGet.path).to.equal("/healthz");
+    expect(c.resources.requests).to.not.equal(undefined);
+    expect(c.resources.limits).to.not.equal(undefined);
+    const file = c.env.find((e) => e.name === "IMAGE_OVERRIDES_FILE")?.value ?? "";
+    const mount = c.volumeMounts.find((m) => file.startsWith(`${m.mountPath}/`));
+    const volume = pod.volumes.find((v) => v.name === mount?.name);
+    const cm = all.find(
+      (d) => d.kind === "ConfigMap" && d.metadata.name === volume?.configMap?.name,
+    ) as (Obj & { data: Record<string, string> }) | undefined;
+    expect(
+      cm?.data[file.slice((mount?.mountPath.length ?? 0) + 1)],
+      "image overrides file in its ConfigMap",
+    ).to.be.a("string");
+  });
+
+  it("only Metacontroller's namespace may reach the hook", () => {
+    const np = all.find(
+      (d) => d.kind === "NetworkPolicy" && d.metadata.name === "llsd-hook",
+    ) as Obj & {
+      spec: {
+        ingress: { from: { namespaceSelector: { matchLabels: Record<string, string> } }[] }[];
+      };
+    };
+    expect(np.spec.ingress).to.have.length(1);
+    expect(np.spec.ingress[0]?.from).to.deep.equal([
+      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "metacontroller" } } },
+    ]);
+  });
+
+  it("the HTTPS example overlay sets the caBundle and bearer token on both hooks and serves the certificate", () => {
+    const patch = docs(
+      join(root, "examples", "https", "compositecontroller-https.yaml"),
+    )[0] as Obj & {
+      spec: {
+        hooks: Record<
+          string,
+          {
+            webhook: {
+              service: { protocol: string };
+              caBundle: unknown;
+              authorization: { type: string };
+            };
+          }
+        >;
+      };
+    };
+    for (const hook of ["sync", "customize"]) {
+      const w = patch.spec.hooks[hook]?.webhook;
+      expect(w?.service.protocol, hook).to.equal("https");
+      expect(w?.caBundle, hook).to.deep.equal({
+        secretRef: { name: "llsd-hook-tls", namespace: "llsd-hook", key: "ca.crt" },
+      });
+      expect(w?.authorization.type, hook).to.equal("Bearer");
+    }
+    const dep = readFileSync(join(root, "examples", "https", "deployment-https.yaml"), "utf8");
+    for (const v of ["TLS_CERT_FILE", "TLS_KEY_FILE", "HOOK_TOKEN_FILE"]) expect(dep).to.include(v);
+  });
+});

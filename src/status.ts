@@ -21,7 +21,6 @@ export const ConditionReason = {
   MinimumReplicasUnavailable: "MinimumReplicasUnavailable",
   RollingOut: "RollingOut",
   Ready: "Ready",
-  NotReady: "NotReady",
 } as const;
 
 export type Check =

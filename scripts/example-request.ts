@@ -1,0 +1,12 @@
+// Writes examples/sync-request.json, the request the README's curl example
+// sends: the golden case us1-3-api-key-from-secret as Metacontroller would
+// send it (hook v2). test/unit/readme.test.ts fails when it is stale.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { exampleRequestJson } from "../test/golden/example-request.js";
+
+writeFileSync(
+  join(import.meta.dirname, "..", "examples", "sync-request.json"),
+  exampleRequestJson(),
+);
+console.log("wrote examples/sync-request.json");

@@ -1,0 +1,9 @@
+import { buildRequest, loadCases } from "./harness.js";
+
+export const EXAMPLE_CASE = "us1-3-api-key-from-secret";
+
+export function exampleRequestJson(): string {
+  const c = loadCases().find((x) => x.name === EXAMPLE_CASE);
+  if (c === undefined) throw new Error(`golden case ${EXAMPLE_CASE} missing`);
+  return `${JSON.stringify(buildRequest(c.file, "v2"), null, 2)}\n`;
+}

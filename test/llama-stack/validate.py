@@ -20,6 +20,34 @@ strings): `${env.X}` is resolved against it and nothing else. Paths name the
 place in the YAML as written (list indices count every entry, also those that
 env substitution drops). The exit status is 0 whenever findings could be
 computed; non-zero means the validator itself broke.
+
+Finding codes (stable identifiers):
+  yaml-invalid               the text is not YAML
+  stack-config-invalid       StackConfig (the top-level parse of `llama stack run`) rejects it
+  env-unset                  a bare ${env.X} whose X the given env lacks (EnvVarError at startup)
+  unknown-key                a key pydantic drops silently (top level, server, storage,
+                             registered_resources, provider entries and provider configs, nested)
+  unknown-api                a key under `providers` or an `apis` entry that is not a providable
+                             API of the release (unknown, routing table, or internal)
+  unknown-provider-type      provider_type not in the release's registry for that API
+  provider-deprecated        the registry marks the provider type with a deprecation error
+  provider-config-invalid    the provider's config class rejects its config
+  provider-id-duplicate      two enabled providers of one API share a provider_id
+  api-without-provider       an API in `apis` that no enabled provider implements
+  api-not-served             an API with enabled providers that `apis` does not list
+  api-dependency-missing     a provider's declared API dependency is not available
+  store-backend-missing      a KV/SQL store reference (storage.stores or inside a provider
+                             config) names a backend storage.backends lacks
+  store-backend-kind         ... or a backend of the wrong kind (kv_* vs sql_*)
+  resource-provider-missing  a registered resource whose provider is not an enabled provider
+                             of the resource's API
+  resource-without-provider  a registered resource without provider_id (never registered)
+  resource-api-missing       registered resources whose API is not served (never registered)
+  resource-ignored           a registered_resources list the release accepts but never registers
+  resource-invalid           an entry registration rejects (embedding model without dimension)
+  default-provider-missing   vector_stores defaults that name a provider that is not enabled
+  default-shield-missing     safety.default_shield_id the server cannot resolve
+  validator-mismatch         validate.py's env substitution disagrees with the library's (a bug here)
 """
 
 from __future__ import annotations
@@ -91,6 +119,8 @@ EXTRA_TOP_LEVEL_KEYS = {"logging_config"} if 'get("logging_config")' in _SERVER_
 RELEASE = importlib.metadata.version("llama-stack")
 
 DROPPED = object()  # a list entry that env substitution removes
+# Field names whose values stay out of messages.
+SECRET_NAME = re.compile(r"(key|token|password|secret|credential)", re.IGNORECASE)
 PLACEHOLDER_PREFIX = "llsd-unset-"
 
 
@@ -240,7 +270,10 @@ def add_validation_errors(
         message = prefix + err.get("msg", "invalid")
         if err.get("type") not in ("missing", "extra_forbidden") and "input" in err:
             shown = err["input"]
-            if not isinstance(shown, (dict, list)):
+            field = next((c for c in reversed(tuple(err.get("loc", ()))) if isinstance(c, str)), "")
+            if SECRET_NAME.search(field):
+                message += " (value not shown)"
+            elif not isinstance(shown, (dict, list)):
                 message += f" (got {shown!r})"
         out.append((path, message))
         findings.add(code, path, message)
@@ -462,7 +495,7 @@ def check_default_stores(walker: Walker, storage: Any, stores: Any) -> None:
             kind,
             {"backend": ref.backend},
             join("storage.stores", name),
-            note=f"not set, so the default reference applies, which ",
+            note="not set, so the default reference applies, which ",
         )
 
 
@@ -681,10 +714,23 @@ def check_resources(
             continue
         ids = {pid for _, e in enabled.get(router, []) for pid in [e.get("provider_id")] if isinstance(pid, str)}
         raw_entries = raw_resources.get(category) if isinstance(raw_resources.get(category), list) else []
+        has_provider_field = "provider_id" in _resource_input_fields(category)
         for i, entry in enumerate(entries):
             if entry is DROPPED or not isinstance(entry, dict):
                 continue
             entry_path = f"{path}[{i}]"
+            if not has_provider_field:
+                # No provider_id in the input model: the routing table picks one.
+                inferred = infer_dataset_provider(entry) if category == "datasets" else None
+                if inferred is not None and inferred not in ids:
+                    findings.add(
+                        "resource-provider-missing",
+                        entry_path,
+                        f"Llama Stack assigns this {category[:-1]} to provider '{inferred}' (inferred from its "
+                        f"source), which is not an enabled {router} provider (enabled: {', '.join(sorted(ids)) or 'none'}); "
+                        "registering it fails at startup",
+                    )
+                continue
             pid = entry.get("provider_id")
             raw_pid = raw_entries[i].get("provider_id") if i < len(raw_entries) and isinstance(raw_entries[i], dict) else None
             if not pid or pid == "__disabled__":
@@ -719,6 +765,29 @@ def check_resources(
                         join(entry_path, "metadata"),
                         "an embedding model needs metadata.embedding_dimension; registering it fails at startup",
                     )
+
+
+def _resource_input_fields(category: str) -> set[str]:
+    annotation = unwrap(StackConfig.model_fields["registered_resources"].annotation)
+    field = annotation.model_fields.get(category) if is_model(annotation) else None
+    item = typing.get_args(unwrap(field.annotation)) if field is not None else ()
+    return set(unwrap(item[0]).model_fields) if item and is_model(unwrap(item[0])) else set()
+
+
+def infer_dataset_provider(entry: dict[str, Any]) -> str | None:
+    """DatasetsRoutingTable.register_dataset: metadata.provider_id, else rows ->
+    localfs, huggingface URIs -> huggingface, other URIs -> localfs."""
+    metadata = entry.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("provider_id"):
+        return str(metadata["provider_id"])
+    source = entry.get("source")
+    if not isinstance(source, dict):
+        return None
+    if source.get("type") == "rows":
+        return "localfs"
+    if source.get("type") == "uri":
+        return "huggingface" if str(source.get("uri", "")).startswith("huggingface") else "localfs"
+    return None
 
 
 def _registered_resource_fields() -> set[str]:
@@ -856,13 +925,12 @@ def validate_text(text: str, env: dict[str, str]) -> list[dict[str, str]]:
         os.environ.update(expander.placeholders)
 
         # The real top-level parse (`llama stack run`), on the YAML as written.
-        stack_errors: list[tuple[str, str]] = []
         try:
             parse_and_maybe_upgrade_config(copy.deepcopy(raw))
         except EnvVarError as e:
             findings.add("env-unset", e.path, str(e))
         except ValidationError as e:
-            stack_errors = add_validation_errors(findings, "stack-config-invalid", "", mirror, e)
+            add_validation_errors(findings, "stack-config-invalid", "", mirror, e)
         except Exception as e:
             findings.add("stack-config-invalid", "", f"{type(e).__name__}: {e}")
 

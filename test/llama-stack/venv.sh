@@ -26,11 +26,12 @@ relock() {
   trap 'rm -rf "$tmp"' RETURN
   "$py" -m venv "$tmp/venv"
   # llama-stack does not pin llama-stack-api; pin the release's own.
-  "$tmp/venv/bin/pip" install -q "llama-stack==$release" "llama-stack-api==$release"
+  "$tmp/venv/bin/pip" install -q -c "$HERE/requirements/constraints.txt" "llama-stack==$release" "llama-stack-api==$release"
   {
     echo "# Pinned environment for llama-stack==$release (pip freeze of a fresh install, Python $PYTHON_VERSION)."
     echo "# llama-stack does not pin llama-stack-api, so the release's own llama-stack-api==$release is pinned too."
     echo "# Regenerate: test/llama-stack/venv.sh --relock $release"
+    echo "# mcp is held below 2 (requirements/constraints.txt): llama-stack imports mcp.McpError, which mcp 2 renamed."
     "$tmp/venv/bin/pip" freeze --all | grep -v -e '^pip==' -e '^setuptools=='
   } > "$HERE/requirements/$release.txt"
   log "wrote requirements/$release.txt"

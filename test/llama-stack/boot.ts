@@ -1,0 +1,389 @@
+// Boots a real `llama stack run` on a config.yaml, from the release's venv:
+// installs the provider dependencies the config needs (once, cached by a
+// marker), starts the server on a free port with HOME and the data
+// directories in a temp dir, waits for GET /v1/health, fetches GET /v1/models,
+// and always stops the process group and removes the temp dir, also on failure
+// (printing the server's log tail).
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { venvFor } from "../peers.js";
+
+export interface BootOptions {
+  release: string;
+  configYaml: string;
+  /** The container's env; HOME, SQLITE_STORE_DIR and FILES_STORAGE_DIR are always the harness's. */
+  env?: Record<string, string>;
+  /** Until /v1/health answers (default 120 s). Dependency installs do not count. */
+  timeoutMs?: number;
+  /** Print the server's log tail to stderr when the boot fails (default true). */
+  printLogOnFailure?: boolean;
+}
+
+export interface BootedStack {
+  baseUrl: string;
+  port: number;
+  /** Body of GET /v1/health. */
+  health: unknown;
+  /** Body of GET /v1/models. */
+  models: unknown;
+  /** The `id`s listed by GET /v1/models. */
+  modelIds: string[];
+  deps: DepsResult;
+  /** From spawning `llama stack run` to a healthy /v1/health. */
+  startMs: number;
+  stop(): Promise<void>;
+  logs(): string;
+}
+
+export interface DepsResult {
+  /** Requirements `llama stack list-deps` printed for the config. */
+  required: string[];
+  /** The ones that were missing from the venv and got installed now. */
+  installed: string[];
+  /** True when a marker from an earlier boot of the same config skipped everything. */
+  cached: boolean;
+  ms: number;
+}
+
+/** Provider dependencies too heavy for boot tests; configs that need them are out of scope. */
+const refused = /^(torch|torchvision|torchao|sentence-transformers)\b/i;
+
+const lockDir = join(import.meta.dirname, "requirements");
+
+export async function ensureProviderDeps(
+  release: string,
+  configYaml: string,
+  configPath: string,
+): Promise<DepsResult> {
+  const started = performance.now();
+  const venv = venvFor(release);
+  const key = createHash("sha256")
+    .update(`${release}\n${depsBasis(configYaml)}`)
+    .digest("hex")
+    .slice(0, 16);
+  const markerDir = join(venv, ".llsd-boot-deps");
+  const marker = join(markerDir, `${key}.json`);
+  if (existsSync(marker)) {
+    const saved = JSON.parse(readFileSync(marker, "utf8")) as { required: string[] };
+    return {
+      required: saved.required,
+      installed: [],
+      cached: true,
+      ms: performance.now() - started,
+    };
+  }
+  const env = scrubbedEnv(venv, join(tmpdir(), "llsd-list-deps-home"));
+  const listed = await run(join(venv, "bin", "llama"), ["stack", "list-deps", configPath], env);
+  if (listed.code !== 0) {
+    throw new Error(`llama stack list-deps failed (${listed.code}):\n${tail(listed.stderr, 30)}`);
+  }
+  const required: string[] = [];
+  for (const line of listed.stdout.split("\n").map((l) => l.trim())) {
+    if (line === "") continue;
+    const words = line.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ""));
+    const heavy = words.filter((w) => refused.test(w));
+    if (heavy.length > 0) {
+      throw new Error(
+        `this config needs ${heavy.join(", ")} (line "${line}"); configs that need torch or ` +
+          "sentence-transformers are out of scope for boot tests",
+      );
+    }
+    if (words.some((w) => w.startsWith("--"))) {
+      throw new Error(
+        `list-deps printed a special install line the harness does not handle: ${line}`,
+      );
+    }
+    required.push(...words);
+  }
+  const unique = [...new Set(required)].sort();
+  const missing = await missingRequirements(venv, unique, env);
+  if (missing.length > 0) {
+    // Constrained by the release's lock: what the validator runs against stays as pinned.
+    const pip = await run(
+      join(venv, "bin", "pip"),
+      ["install", "-q", "-c", join(lockDir, `${release}.txt`), ...missing],
+      env,
+    );
+    if (pip.code !== 0) {
+      throw new Error(`pip install ${missing.join(" ")} failed:\n${tail(pip.stderr, 30)}`);
+    }
+    const still = await missingRequirements(venv, unique, env);
+    if (still.length > 0) throw new Error(`still missing after pip install: ${still.join(" ")}`);
+  }
+  mkdirSync(markerDir, { recursive: true });
+  writeFileSync(marker, JSON.stringify({ required: unique, installed: missing }, null, 1) + "\n");
+  return { required: unique, installed: missing, cached: false, ms: performance.now() - started };
+}
+
+/**
+ * What `llama stack list-deps` output depends on: the provider types of every
+ * entry (enabled or not), external modules and external_apis_dir. Ports and
+ * URLs do not change it, so a config that differs only in those reuses the marker.
+ */
+function depsBasis(configYaml: string): string {
+  let doc: unknown;
+  try {
+    doc = parse(configYaml);
+  } catch {
+    return configYaml;
+  }
+  if (!isRecord(doc)) return configYaml;
+  const providers = isRecord(doc["providers"]) ? doc["providers"] : {};
+  const types = Object.entries(providers).flatMap(([api, list]) =>
+    Array.isArray(list)
+      ? list.map((p: unknown) =>
+          isRecord(p) ? `${api} ${String(p["provider_type"])} ${String(p["module"] ?? "")}` : api,
+        )
+      : [api],
+  );
+  return JSON.stringify({
+    types: [...new Set(types)].sort(),
+    externalApisDir: doc["external_apis_dir"] ?? null,
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function missingRequirements(
+  venv: string,
+  requirements: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
+  const check = `
+import json, sys, importlib.metadata as md
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    from pip._vendor.packaging.requirements import Requirement
+missing = []
+for text in json.loads(sys.argv[1]):
+    req = Requirement(text)
+    try:
+        version = md.version(req.name)
+    except md.PackageNotFoundError:
+        missing.append(text)
+        continue
+    if req.specifier and not req.specifier.contains(version, prereleases=True):
+        missing.append(text)
+print(json.dumps(missing))
+`;
+  const out = await run(
+    join(venv, "bin", "python"),
+    ["-c", check, JSON.stringify(requirements)],
+    env,
+  );
+  if (out.code !== 0)
+    throw new Error(`checking installed packages failed:\n${tail(out.stderr, 20)}`);
+  return JSON.parse(out.stdout) as string[];
+}
+
+export async function bootLlamaStack(options: BootOptions): Promise<BootedStack> {
+  const { release, configYaml } = options;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const venv = venvFor(release);
+  const dir = mkdtempSync(join(tmpdir(), "llsd-boot-"));
+  const configPath = join(dir, "config.yaml");
+  writeFileSync(configPath, configYaml);
+  const logLines: string[] = [];
+  let child: ChildProcess | undefined;
+  let stopped: Promise<void> | undefined;
+
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      if (child !== undefined) await killGroup(child);
+      rmSync(dir, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+  const logs = (): string => logLines.join("");
+
+  try {
+    const deps = await ensureProviderDeps(release, configYaml, configPath);
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...scrubbedEnv(venv, join(dir, "home")),
+      ...options.env,
+      HOME: join(dir, "home"),
+      SQLITE_STORE_DIR: join(dir, "data"),
+      FILES_STORAGE_DIR: join(dir, "files"),
+      HF_HOME: join(dir, "hf"),
+      PYTHONUNBUFFERED: "1",
+    };
+    for (const sub of ["home", "data", "files"]) mkdirSync(join(dir, sub), { recursive: true });
+    const startedAt = performance.now();
+    const proc = spawn(
+      join(venv, "bin", "llama"),
+      ["stack", "run", configPath, "--port", String(port)],
+      { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child = proc;
+    const onExit = (): void => {
+      try {
+        if (proc.pid !== undefined) process.kill(-proc.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    };
+    process.once("exit", onExit);
+    proc.once("exit", () => process.removeListener("exit", onExit));
+    const capture = (b: Buffer): void => {
+      logLines.push(b.toString("utf8"));
+      if (logLines.length > 20_000) logLines.splice(0, logLines.length - 20_000);
+    };
+    proc.stdout?.on("data", capture);
+    proc.stderr?.on("data", capture);
+
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const health = await waitForHealth(proc, `${baseUrl}/v1/health`, timeoutMs);
+    const startMs = performance.now() - startedAt;
+    const models = await getJson(`${baseUrl}/v1/models`);
+    return {
+      baseUrl,
+      port,
+      health,
+      models,
+      modelIds: modelIdsOf(models),
+      deps,
+      startMs,
+      stop,
+      logs,
+    };
+  } catch (cause) {
+    const text = tail(logs(), 60);
+    await stop();
+    if (options.printLogOnFailure ?? true) {
+      console.error(`[boot] llama stack run (${release}) failed; server log tail:\n${text}`);
+    }
+    const message = cause instanceof Error ? cause.message : String(cause);
+    throw new Error(
+      `booting llama-stack ${release} failed: ${message}\n--- server log tail ---\n${text}`,
+      {
+        cause,
+      },
+    );
+  }
+}
+
+/** SIGTERM to the whole process group, SIGKILL after 15 s; resolves once the leader is gone. */
+async function killGroup(proc: ChildProcess): Promise<void> {
+  const pid = proc.pid;
+  if (pid === undefined) return;
+  const exited =
+    proc.exitCode !== null || proc.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  signalGroup(pid, "SIGTERM");
+  const killed = await Promise.race([exited.then(() => false), sleep(15_000).then(() => true)]);
+  if (killed) {
+    signalGroup(pid, "SIGKILL");
+    await exited;
+  }
+  // Workers or helpers left behind by the leader.
+  signalGroup(pid, "SIGKILL");
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // no such process group any more
+  }
+}
+
+async function waitForHealth(proc: ChildProcess, url: string, timeoutMs: number): Promise<unknown> {
+  const deadline = performance.now() + timeoutMs;
+  let exit: string | undefined;
+  proc.once("exit", (code, signal) => {
+    exit = `exited with ${code ?? signal}`;
+  });
+  let lastError = "no answer yet";
+  while (performance.now() < deadline) {
+    if (exit !== undefined) throw new Error(`llama stack run ${exit} before /v1/health answered`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) return (await res.json()) as unknown;
+      lastError = `HTTP ${res.status}`;
+    } catch (e) {
+      lastError = e instanceof Error ? e.message : String(e);
+    }
+    await sleep(250);
+  }
+  throw new Error(`/v1/health did not answer within ${timeoutMs} ms (last: ${lastError})`);
+}
+
+async function getJson(url: string): Promise<unknown> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as unknown;
+}
+
+function modelIdsOf(models: unknown): string[] {
+  const data =
+    typeof models === "object" && models !== null && "data" in models ? models.data : undefined;
+  if (!Array.isArray(data)) return [];
+  return data.flatMap((m: unknown) => {
+    if (typeof m !== "object" || m === null) return [];
+    const record = m as Record<string, unknown>;
+    const id = record["id"] ?? record["identifier"];
+    return typeof id === "string" ? [id] : [];
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function scrubbedEnv(venv: string, home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: `${join(venv, "bin")}:${process.env["PATH"] ?? "/usr/bin:/bin"}`,
+    HOME: home,
+    LANG: "C.UTF-8",
+    VIRTUAL_ENV: venv,
+  };
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        code,
+      }),
+    );
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function tail(text: string, lines: number): string {
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
+}

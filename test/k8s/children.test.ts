@@ -1,0 +1,112 @@
+// Every child of every golden case, as the hook returns it, on a real
+// kube-apiserver: a server-side apply dry run (strict field validation) in a
+// namespace that enforces and warns on Pod Security "restricted", accepted
+// with no warnings. And every status the hook answers is kept unpruned by the
+// real status subresource of the generated CRD.
+import { expect } from "chai";
+import type { KubeObject } from "../../src/api/hook.js";
+import { API_VERSION, KIND } from "../../src/api/schema.js";
+import { CHILD_TYPES } from "../../src/children/types.js";
+import { stableStringify } from "../../src/config/json.js";
+import { loadCases, runCase } from "../golden/harness.js";
+import type { Status } from "./kube.js";
+import { cluster } from "./setup.js";
+
+const NS = "llsd-restricted";
+
+function resourceOf(child: KubeObject): string {
+  const t = CHILD_TYPES.find((t) => t.kind === child.kind && t.apiVersion === child.apiVersion);
+  if (t === undefined)
+    throw new Error(`${child.kind} ${child.apiVersion} is not a declared child type`);
+  return t.resource;
+}
+
+describe("the hook's children on a real kube-apiserver", function () {
+  this.timeout(300_000);
+  const cases = loadCases()
+    .map((c) => ({ c, outcome: runCase(c.file, "v2") }))
+    .flatMap(({ c, outcome }) =>
+      outcome.kind === "ok" ? [{ c, response: outcome.response }] : [],
+    );
+
+  before(async () => {
+    await cluster().kube.mustCreate("v1", "namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: NS,
+        labels: {
+          "pod-security.kubernetes.io/enforce": "restricted",
+          "pod-security.kubernetes.io/enforce-version": "latest",
+          "pod-security.kubernetes.io/warn": "restricted",
+          "pod-security.kubernetes.io/warn-version": "latest",
+        },
+      },
+    });
+  });
+
+  it("the corpus has children of every declared type", () => {
+    const kinds = new Set(cases.flatMap(({ response }) => response.children.map((c) => c.kind)));
+    expect([...kinds].sort()).to.deep.equal(CHILD_TYPES.map((t) => t.kind).sort());
+  });
+
+  for (const { c, response } of cases) {
+    if (response.children.length === 0) continue;
+    it(`${c.name}: ${response.children.length} children pass a restricted dry run without warnings`, async () => {
+      const problems: string[] = [];
+      for (const child of response.children) {
+        const obj = { ...child, metadata: { ...child.metadata, namespace: NS } } as KubeObject;
+        const res = await cluster().kube.apply(child.apiVersion, resourceOf(child), obj, {
+          fieldManager: "metacontroller",
+          force: true,
+          dryRun: true,
+          strict: true,
+        });
+        const id = `${child.kind}/${child.metadata.name}`;
+        if (res.status >= 300)
+          problems.push(`${id}: HTTP ${res.status}: ${(res.body as unknown as Status).message}`);
+        for (const w of res.warnings) problems.push(`${id}: warning: ${w}`);
+      }
+      expect(problems).to.deep.equal([]);
+    });
+  }
+
+  it("every status the hook answers is stored unpruned by the status subresource", async () => {
+    const kube = cluster().kube;
+    const lost: string[] = [];
+    let checked = 0;
+    for (const { c, response } of cases) {
+      const name = `status-${checked}`;
+      const created = await kube.create(API_VERSION, "llamastackdistributions", {
+        apiVersion: API_VERSION,
+        kind: KIND,
+        metadata: { name, namespace: NS },
+        spec: c.file.spec,
+      });
+      // A parent the API server refuses never reaches the hook with this spec;
+      // its status still has to fit, so carry it on a minimal valid parent.
+      const parent =
+        created.status === 201
+          ? created.body
+          : await kube.mustCreate(API_VERSION, "llamastackdistributions", {
+              apiVersion: API_VERSION,
+              kind: KIND,
+              metadata: { name, namespace: NS },
+              spec: { distribution: { name: "starter" } },
+            });
+      const status = { ...response.status, observedGeneration: parent.metadata.generation };
+      const stored = (await kube.replaceStatus(API_VERSION, "llamastackdistributions", {
+        ...parent,
+        status,
+      } as KubeObject)) as unknown as { status: unknown };
+      if (stableStringify(stored.status as never) !== stableStringify(status as never))
+        lost.push(
+          `${c.name}: sent ${JSON.stringify(status)}\n  stored ${JSON.stringify(stored.status)}`,
+        );
+      await kube.remove(API_VERSION, "llamastackdistributions", NS, name);
+      checked++;
+    }
+    expect(lost).to.deep.equal([]);
+    expect(checked).to.equal(cases.length);
+  });
+});

@@ -1,0 +1,164 @@
+// The generated CRD on a real kube-apiserver: accepted as a structural schema
+// with its CEL rules inside the cost budget, and every rule's accepted and
+// rejected examples (test/data/rules.yaml) give the API server's verdict and
+// exact message — the same verdict, message and field as the hook's zod
+// validation on the same object. The golden corpus' parents agree too.
+import { expect } from "chai";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import type { z } from "zod";
+import type { KubeObject } from "../../src/api/hook.js";
+import { ALL_RULES } from "../../src/api/rules.js";
+import { CRD_FILE } from "../../src/api/crd-file.js";
+import { API_VERSION, KIND, LlamaStackDistribution } from "../../src/api/schema.js";
+import { loadRuleExamples } from "../rules-examples.js";
+import { loadCases } from "../golden/harness.js";
+import type { Status } from "./kube.js";
+import { cluster } from "./setup.js";
+
+const NS = "llsd-rules";
+const RESOURCE = "llamastackdistributions";
+
+interface Verdict {
+  ok: boolean;
+  /** `field: message` of every problem, sorted. */
+  problems: string[];
+}
+
+/** A CEL rule's cause reads `Invalid value: "object": <message>`; keep the message. */
+function causeText(cause: { message: string; field?: string }): string {
+  const m = /^Invalid value: "[a-z]+": ([\s\S]*)$/.exec(cause.message);
+  return `${cause.field ?? ""}: ${m === null ? cause.message : m[1]}`;
+}
+
+function zodPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+    .join(".")
+    .replace(/\.\[/g, "[");
+}
+
+function zodVerdict(obj: unknown): Verdict {
+  const result = LlamaStackDistribution.safeParse(obj);
+  if (result.success) return { ok: true, problems: [] };
+  return {
+    ok: false,
+    problems: (result.error as z.ZodError).issues
+      .map((i) => `${zodPath(i.path)}: ${i.message}`)
+      .sort(),
+  };
+}
+
+async function serverVerdict(obj: KubeObject): Promise<Verdict & { status: number }> {
+  const res = await cluster().kube.create(
+    API_VERSION,
+    RESOURCE,
+    { ...obj, metadata: { ...obj.metadata, namespace: NS } },
+    { dryRun: "All", fieldValidation: "Strict" },
+  );
+  if (res.status === 201) return { ok: true, problems: [], status: res.status };
+  const body = res.body as unknown as Status;
+  const causes = body.details?.causes ?? [{ message: body.message }];
+  return { ok: false, problems: causes.map(causeText).sort(), status: res.status };
+}
+
+describe("the CRD on a real kube-apiserver", function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    await cluster().kube.mustCreate("v1", "namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: NS },
+    });
+  });
+
+  it("is established, structural, and served with its status subresource and short name", async () => {
+    const crd = parse(readFileSync(join(import.meta.dirname, "..", "..", CRD_FILE), "utf8")) as {
+      metadata: { name: string };
+    };
+    const got = (await cluster().kube.get(
+      "apiextensions.k8s.io/v1",
+      "customresourcedefinitions",
+      undefined,
+      crd.metadata.name,
+    )) as unknown as {
+      status: { conditions: { type: string; status: string; message: string }[] };
+    };
+    const conditions = Object.fromEntries(got.status.conditions.map((c) => [c.type, c]));
+    expect(conditions["Established"]?.status).to.equal("True");
+    expect(conditions["NamesAccepted"]?.status).to.equal("True");
+    expect(conditions["NonStructuralSchema"], "NonStructuralSchema condition").to.equal(undefined);
+
+    const discovery = (
+      await cluster().kube.request<{
+        resources: { name: string; shortNames?: string[]; namespaced: boolean }[];
+      }>({ method: "GET", path: `/apis/${API_VERSION}` })
+    ).body;
+    const names = discovery.resources.map((r) => r.name).sort();
+    expect(names).to.deep.equal([RESOURCE, `${RESOURCE}/status`]);
+    const main = discovery.resources.find((r) => r.name === RESOURCE);
+    expect(main?.shortNames).to.deep.equal(["llsd"]);
+    expect(main?.namespaced).to.equal(true);
+  });
+
+  describe("every CEL rule's examples: the API server and the hook agree", () => {
+    const examples = loadRuleExamples();
+
+    it("covers every rule with an accepted and a rejected example", () => {
+      for (const id of ALL_RULES.keys()) {
+        expect(examples.filter((e) => e.rule === id).map((e) => e.expect)).to.include.members([
+          "accept",
+          "reject",
+        ]);
+      }
+    });
+
+    for (const ex of examples) {
+      it(ex.label, async () => {
+        const server = await serverVerdict(ex.object as KubeObject);
+        const hook = zodVerdict(ex.object);
+        const message = ALL_RULES.get(ex.rule)?.message;
+        if (ex.expect === "accept") {
+          expect(server, "API server").to.deep.include({ ok: true, problems: [] });
+        } else {
+          expect(server.status, "API server status").to.equal(422);
+          expect(
+            server.problems.map((p) => p.slice(p.indexOf(": ") + 2)),
+            "API server messages",
+          ).to.include(message);
+        }
+        expect(hook.problems, "the hook's problems are the API server's").to.deep.equal(
+          server.problems,
+        );
+        expect(hook.ok).to.equal(server.ok);
+      });
+    }
+  });
+
+  it("every golden case's parent gets the same verdict from the API server as from the hook", async () => {
+    const disagreements: string[] = [];
+    let accepted = 0;
+    for (const c of loadCases()) {
+      const obj = {
+        apiVersion: API_VERSION,
+        kind: KIND,
+        metadata: { name: c.file.name ?? "llama" },
+        spec: c.file.spec,
+      };
+      const server = await serverVerdict(obj as KubeObject);
+      const hook = zodVerdict(obj);
+      if (server.ok) accepted++;
+      if (
+        server.ok !== hook.ok ||
+        JSON.stringify(server.problems) !== JSON.stringify(hook.problems)
+      )
+        disagreements.push(
+          `${c.name}: API server ${JSON.stringify(server.problems)} vs hook ${JSON.stringify(hook.problems)}`,
+        );
+    }
+    expect(disagreements).to.deep.equal([]);
+    expect(accepted, "most golden parents are valid").to.be.greaterThan(40);
+  });
+});

@@ -1,0 +1,287 @@
+// A small Kubernetes REST client over node:https for the tests (no client
+// library): requests with the admin token, server-side apply and dry runs,
+// the status subresource, watches, and the API server's Warning headers.
+import { request as httpsRequest } from "node:https";
+import type { KubeObject } from "../../src/api/hook.js";
+
+export interface KubeResponse<T = unknown> {
+  status: number;
+  body: T;
+  /** Warning headers (299 "..."), e.g. from Pod Security admission. */
+  warnings: string[];
+}
+
+export interface RequestOptions {
+  method: string;
+  path: string;
+  body?: unknown;
+  contentType?: string;
+  query?: Record<string, string>;
+}
+
+export interface Status {
+  kind: "Status";
+  status: string;
+  message: string;
+  reason?: string;
+  code?: number;
+  details?: { causes?: { message: string; field?: string; reason?: string }[] };
+}
+
+/** Collection path of a resource: /api/v1/namespaces/ns/configmaps, /apis/apps/v1/... */
+export function collectionPath(apiVersion: string, resource: string, namespace?: string): string {
+  const base = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return namespace === undefined
+    ? `${base}/${resource}`
+    : `${base}/namespaces/${namespace}/${resource}`;
+}
+
+export class Kube {
+  constructor(
+    readonly server: string,
+    readonly ca: Buffer,
+    private readonly token: string,
+  ) {}
+
+  request<T = unknown>(opts: RequestOptions): Promise<KubeResponse<T>> {
+    const url = new URL(opts.path, this.server);
+    for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
+    const payload =
+      opts.body === undefined
+        ? undefined
+        : typeof opts.body === "string"
+          ? opts.body
+          : JSON.stringify(opts.body);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        {
+          method: opts.method,
+          ca: this.ca,
+          headers: {
+            authorization: `Bearer ${this.token}`,
+            accept: "application/json",
+            ...(payload === undefined
+              ? {}
+              : { "content-type": opts.contentType ?? "application/json" }),
+          },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => {
+            const raw = res.headers["warning"];
+            const warnings = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
+              .flatMap((w) => w.split(/,(?=\s*299)/))
+              .map((w) => w.trim());
+            let body: unknown = text;
+            try {
+              body = text === "" ? undefined : JSON.parse(text);
+            } catch {
+              // keep the text (e.g. /readyz answers "ok")
+            }
+            resolve({ status: res.statusCode ?? 0, body: body as T, warnings });
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+
+  private async ok<T>(res: KubeResponse<T>, what: string): Promise<T> {
+    if (res.status >= 200 && res.status < 300) return res.body;
+    throw new Error(
+      `${what}: HTTP ${res.status}: ${(res.body as Status | undefined)?.message ?? JSON.stringify(res.body)}`,
+    );
+  }
+
+  async get(
+    apiVersion: string,
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<KubeObject | undefined> {
+    const res = await this.request<KubeObject>({
+      method: "GET",
+      path: `${collectionPath(apiVersion, resource, namespace)}/${name}`,
+    });
+    if (res.status === 404) return undefined;
+    return this.ok(res, `GET ${resource}/${name}`);
+  }
+
+  async list(
+    apiVersion: string,
+    resource: string,
+    namespace?: string,
+    labelSelector?: string,
+  ): Promise<KubeObject[]> {
+    const res = await this.request<{ items: KubeObject[]; apiVersion: string }>({
+      method: "GET",
+      path: collectionPath(apiVersion, resource, namespace),
+      ...(labelSelector === undefined ? {} : { query: { labelSelector } }),
+    });
+    const list = await this.ok(res, `LIST ${resource}`);
+    // List items carry no apiVersion/kind; restore them.
+    const kind = (res.body as unknown as { kind: string }).kind.replace(/List$/, "");
+    return list.items.map((i) => ({ ...i, apiVersion, kind }));
+  }
+
+  async create(
+    apiVersion: string,
+    resource: string,
+    obj: unknown,
+    query?: Record<string, string>,
+  ): Promise<KubeResponse<KubeObject>> {
+    const ns = (obj as KubeObject).metadata.namespace;
+    return this.request<KubeObject>({
+      method: "POST",
+      path: collectionPath(apiVersion, resource, ns),
+      body: obj,
+      ...(query === undefined ? {} : { query }),
+    });
+  }
+
+  async mustCreate(apiVersion: string, resource: string, obj: unknown): Promise<KubeObject> {
+    return this.ok(await this.create(apiVersion, resource, obj), `CREATE ${resource}`);
+  }
+
+  async replace(apiVersion: string, resource: string, obj: KubeObject): Promise<KubeObject> {
+    const path = `${collectionPath(apiVersion, resource, obj.metadata.namespace)}/${obj.metadata.name}`;
+    return this.ok(
+      await this.request<KubeObject>({ method: "PUT", path, body: obj }),
+      `PUT ${resource}/${obj.metadata.name}`,
+    );
+  }
+
+  async replaceStatus(apiVersion: string, resource: string, obj: KubeObject): Promise<KubeObject> {
+    const path = `${collectionPath(apiVersion, resource, obj.metadata.namespace)}/${obj.metadata.name}/status`;
+    return this.ok(
+      await this.request<KubeObject>({ method: "PUT", path, body: obj }),
+      `PUT ${resource}/${obj.metadata.name}/status`,
+    );
+  }
+
+  async remove(
+    apiVersion: string,
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+  ): Promise<void> {
+    const path = `${collectionPath(apiVersion, resource, namespace)}/${name}`;
+    const res = await this.request({
+      method: "DELETE",
+      path,
+      body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" },
+    });
+    if (res.status !== 404) await this.ok(res, `DELETE ${resource}/${name}`);
+  }
+
+  /** Server-side apply; dryRun for validation only. */
+  async apply(
+    apiVersion: string,
+    resource: string,
+    obj: KubeObject,
+    opts: { fieldManager: string; force?: boolean; dryRun?: boolean; strict?: boolean },
+  ): Promise<KubeResponse<KubeObject>> {
+    const path = `${collectionPath(apiVersion, resource, obj.metadata.namespace)}/${obj.metadata.name}`;
+    return this.request<KubeObject>({
+      method: "PATCH",
+      path,
+      body: obj,
+      contentType: "application/apply-patch+yaml",
+      query: {
+        fieldManager: opts.fieldManager,
+        ...(opts.force === true ? { force: "true" } : {}),
+        ...(opts.dryRun === true ? { dryRun: "All" } : {}),
+        ...(opts.strict === true ? { fieldValidation: "Strict" } : {}),
+      },
+    });
+  }
+
+  /** Streams a watch until `until` returns true for an event, or the timeout passes. */
+  watch(
+    apiVersion: string,
+    resource: string,
+    namespace: string | undefined,
+    opts: { resourceVersion?: string; fieldSelector?: string; timeoutMs: number },
+    until: (event: { type: string; object: KubeObject }) => boolean,
+  ): Promise<{ type: string; object: KubeObject }> {
+    const url = new URL(collectionPath(apiVersion, resource, namespace), this.server);
+    url.searchParams.set("watch", "true");
+    if (opts.resourceVersion !== undefined)
+      url.searchParams.set("resourceVersion", opts.resourceVersion);
+    if (opts.fieldSelector !== undefined) url.searchParams.set("fieldSelector", opts.fieldSelector);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        { method: "GET", ca: this.ca, headers: { authorization: `Bearer ${this.token}` } },
+        (res) => {
+          let buffer = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            buffer += chunk;
+            let nl: number;
+            while ((nl = buffer.indexOf("\n")) >= 0) {
+              const line = buffer.slice(0, nl);
+              buffer = buffer.slice(nl + 1);
+              if (line.trim() === "") continue;
+              const event = JSON.parse(line) as { type: string; object: KubeObject };
+              if (until(event)) {
+                clearTimeout(timer);
+                req.destroy();
+                resolve(event);
+                return;
+              }
+            }
+          });
+        },
+      );
+      const timer = setTimeout(() => {
+        req.destroy();
+        reject(new Error(`watch ${resource}: no matching event within ${opts.timeoutMs} ms`));
+      }, opts.timeoutMs);
+      req.on("error", (err) => {
+        if (!req.destroyed) reject(err);
+      });
+      req.end();
+    });
+  }
+
+  /** GET a loopback health endpoint whose certificate is self-signed (the controller-manager's). */
+  static insecureGet(url: string): Promise<boolean> {
+    return new Promise((resolve) => {
+      const req = httpsRequest(url, { rejectUnauthorized: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      });
+      req.on("error", () => resolve(false));
+      req.end();
+    });
+  }
+}
+
+/** Polls until fn returns a value other than undefined. */
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  intervalMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await fn();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}${last === undefined ? "" : `: ${(last as Error).message}`}`,
+      );
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -60,7 +60,11 @@ function openApiPath(): string {
 }
 
 function inline(schemas: Record<string, Schema>, node: Schema, stack: string[]): Schema {
-  let s: Schema = node;
+  // Kubernetes' OpenAPI marks Go zero values as defaults ("", {}, 0). A CRD
+  // applies and validates defaults, which would change what an embedded value
+  // means (and {} is invalid for types with required fields); the API server
+  // defaults the real objects the hook creates anyway.
+  let s: Schema = Object.fromEntries(Object.entries(node).filter(([k]) => k !== "default"));
   const description = s["description"];
   const allOf = s["allOf"] as Schema[] | undefined;
   if (allOf !== undefined && allOf.length === 1 && typeof allOf[0]?.["$ref"] === "string") {

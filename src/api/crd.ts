@@ -9,8 +9,6 @@ import { API_VERSION, GROUP, KIND, LlamaStackDistribution, PLURAL, VERSION } fro
 
 type Schema = Record<string, unknown>;
 
-const LITERAL_OR_SECRET_RULE =
-  "type(self) == string || type(self) == int || (type(self) == map && self.size() == 1 && 'secretKeyRef' in self && type(self.secretKeyRef) == map && 'name' in self.secretKeyRef && 'key' in self.secretKeyRef && type(self.secretKeyRef.name) == string && type(self.secretKeyRef.key) == string && self.secretKeyRef.name.size() <= 253 && self.secretKeyRef.key.size() <= 253)";
 
 function overrideFor(
   meta: Record<string, unknown> | undefined,
@@ -22,17 +20,6 @@ function overrideFor(
     description === undefined ? s : { ...s, description };
   if (meta[CRD_SCHEMA_META_KEY] !== undefined)
     return withDescription(meta[CRD_SCHEMA_META_KEY] as Schema);
-  if (meta["x-llsd-literal-or-secret"] === true) {
-    return withDescription({
-      "x-kubernetes-preserve-unknown-fields": true,
-      "x-kubernetes-validations": [
-        {
-          rule: LITERAL_OR_SECRET_RULE,
-          message: "must be a literal value or {secretKeyRef: {name, key}}",
-        },
-      ],
-    });
-  }
   if (meta["x-kubernetes-int-or-string"] === true) {
     return withDescription({
       "x-kubernetes-int-or-string": true,
@@ -110,7 +97,9 @@ export function openApiSchema(): Schema {
     properties: {
       apiVersion: { type: "string", description: `${API_VERSION}` },
       kind: { type: "string", description: KIND },
-      metadata: { type: "object" },
+      // Only name (and generateName) may be constrained here; declaring it lets
+      // the name rule report at metadata.name.
+      metadata: { type: "object", properties: { name: { type: "string", maxLength: 253 } } },
       spec: structural(props["spec"] as Schema, "spec", problems),
       status: structural(props["status"] as Schema, "status", problems),
     },

@@ -273,13 +273,12 @@ export const Resources = z
 export type Resources = z.infer<typeof Resources>;
 
 // ---------------------------------------------------------------- storage
-/** A literal, or a value read from a Secret. */
-const LiteralOrSecret = <T extends z.ZodType>(literal: T) =>
-  z.union([literal, SecretRef]).meta({ "x-llsd-literal-or-secret": true });
-
-const Host = LiteralOrSecret(z.string().min(1).max(LIMITS.shortString));
-const Port = LiteralOrSecret(z.number().int().min(1).max(65535));
-const Word = LiteralOrSecret(z.string().min(1).max(LIMITS.shortString));
+// Connection fields are literals: a structural CRD cannot type "a literal or a
+// {secretKeyRef}" union for CEL (docs/adr/0003). Secret-held connection data
+// comes through password (a secretKeyRef) or secretName.
+const Host = z.string().min(1).max(LIMITS.shortString);
+const Port = z.number().int().min(1).max(65535);
+const Word = z.string().min(1).max(LIMITS.shortString);
 
 type StorageFields = { type: string; [k: string]: unknown };
 const has = (s: StorageFields, ...keys: string[]) => keys.some((k) => s[k] !== undefined);
@@ -334,10 +333,10 @@ export const KvStorage = withRules(
       type: z
         .enum(["sqlite", "redis", "postgres"])
         .describe("sqlite (a file in the pod's data volume), redis or postgres."),
-      host: Host.optional().describe("redis/postgres host: a literal or a secretKeyRef."),
-      port: Port.optional().describe("redis/postgres port: a literal or a secretKeyRef."),
-      database: Word.optional().describe("postgres database: a literal or a secretKeyRef."),
-      user: Word.optional().describe("postgres user: a literal or a secretKeyRef."),
+      host: Host.optional().describe("redis/postgres host name."),
+      port: Port.optional().describe("redis/postgres port."),
+      database: Word.optional().describe("postgres database name."),
+      user: Word.optional().describe("postgres user name."),
       password: SecretRef.optional().describe(
         "postgres (or redis, where the release supports it) password, from a Secret.",
       ),
@@ -359,10 +358,10 @@ export const SqlStorage = withRules(
       type: z
         .enum(["sqlite", "postgres"])
         .describe("sqlite (a file in the pod's data volume) or postgres."),
-      host: Host.optional().describe("postgres host: a literal or a secretKeyRef."),
-      port: Port.optional().describe("postgres port: a literal or a secretKeyRef."),
-      database: Word.optional().describe("postgres database: a literal or a secretKeyRef."),
-      user: Word.optional().describe("postgres user: a literal or a secretKeyRef."),
+      host: Host.optional().describe("postgres host name."),
+      port: Port.optional().describe("postgres port."),
+      database: Word.optional().describe("postgres database name."),
+      user: Word.optional().describe("postgres user name."),
       password: SecretRef.optional().describe("postgres password, from a Secret."),
       secretName: objectName("Secret")
         .optional()

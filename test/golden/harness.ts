@@ -16,6 +16,7 @@ import { generateConfig } from "../../src/config/generate.js";
 import { loadCatalog } from "../../src/server/catalog.js";
 import { sync, type SyncContext, type SyncOutcome } from "../../src/sync.js";
 import { CHILD_TYPES, groupKey } from "../../src/children/types.js";
+import type { Deployment } from "kubernetes-types/apps/v1.js";
 
 export const CASES_DIR = join(import.meta.dirname, "cases");
 export const NOW = "2026-11-01T12:00:00Z";
@@ -206,3 +207,21 @@ export function configOf(response: SyncResponse): string | undefined {
   const cm = response.children.find((c) => c.kind === "ConfigMap" && c.metadata.name === name);
   return (cm as { data?: Record<string, string> } | undefined)?.data?.["config.yaml"];
 }
+
+/** The llama-stack container's environment as the Deployment defines it. */
+/** Secret-backed variables get test values. */
+export function containerEnv(response: SyncResponse): Record<string, string> {
+  const deployment = response.children.find((c) => c.kind === "Deployment") as
+    | Deployment
+    | undefined;
+  const container = deployment?.spec?.template.spec?.containers.find(
+    (c) => c.name === "llama-stack",
+  );
+  return Object.fromEntries(
+    (container?.env ?? []).map((e) => [
+      e.name,
+      e.value ?? `test-value-of-${e.valueFrom?.secretKeyRef?.name}-${e.valueFrom?.secretKeyRef?.key}`,
+    ]),
+  );
+}
+

@@ -26,9 +26,12 @@ interface Verdict {
   problems: string[];
 }
 
-/** A CEL rule's cause reads `Invalid value: "object": <message>`; keep the message. */
+/**
+ * A CEL rule's cause reads `Invalid value: <message>` (1.37; older servers put
+ * the value's type first, `Invalid value: "object": <message>`); keep the message.
+ */
 function causeText(cause: { message: string; field?: string }): string {
-  const m = /^Invalid value: "[a-z]+": ([\s\S]*)$/.exec(cause.message);
+  const m = /^Invalid value: (?:"[a-z]+": )?([\s\S]*)$/.exec(cause.message);
   return `${cause.field ?? ""}: ${m === null ? cause.message : m[1]}`;
 }
 

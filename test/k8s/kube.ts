@@ -61,9 +61,14 @@ export class Kube {
           headers: {
             authorization: `Bearer ${this.token}`,
             accept: "application/json",
+            // Content-Length always: Node does not chunk a DELETE body, and an unframed
+            // body would be read as the start of the next request on a kept-alive socket.
             ...(payload === undefined
               ? {}
-              : { "content-type": opts.contentType ?? "application/json" }),
+              : {
+                  "content-type": opts.contentType ?? "application/json",
+                  "content-length": Buffer.byteLength(payload),
+                }),
           },
         },
         (res) => {

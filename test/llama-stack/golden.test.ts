@@ -1,0 +1,74 @@
+// Every config.yaml the hook generates in the golden corpus goes through the
+// real llama-stack package of its release, with exactly the environment the
+// generated Deployment gives the container (Secret-backed variables get test
+// values). The only findings allowed are quirks the distribution's own base
+// config already has (configs/quirks.yaml, same code and path).
+import { expect } from "chai";
+import { configOf, containerEnv, loadCases, runCase } from "../golden/harness.js";
+import { isKnownQuirk } from "./quirks.js";
+import { runValidator, type ValidationItem } from "./validator.js";
+
+interface Generated {
+  name: string;
+  release: string;
+  distribution: string;
+  item: ValidationItem;
+}
+
+function generatedConfigs(): Generated[] {
+  const out: Generated[] = [];
+  for (const c of loadCases()) {
+    const outcome = runCase(c.file, "v2");
+    if (outcome.kind !== "ok") continue;
+    const configYaml = configOf(outcome.response);
+    if (configOf(outcome.response) === undefined || configYaml === undefined) continue;
+    const resolved = (
+      outcome.response.status as { resolvedDistribution?: { name?: string; release?: string } }
+    ).resolvedDistribution;
+    if (resolved?.release === undefined || resolved.name === undefined)
+      throw new Error(`${c.name}: a generated config without a resolved distribution`);
+    out.push({
+      name: c.name,
+      release: resolved.release,
+      distribution: resolved.name,
+      item: { name: c.name, configYaml, env: containerEnv(outcome.response) },
+    });
+  }
+  return out;
+}
+
+describe("every generated config in the golden corpus, through the real llama-stack package", function () {
+  this.timeout(300_000);
+  const corpus = generatedConfigs();
+  const releases = [...new Set(corpus.map((g) => g.release))].sort();
+
+  it("the corpus generates configs for both supported releases", () => {
+    expect(releases).to.deep.equal(["0.6.1", "0.7.3"]);
+    expect(corpus.length).to.be.greaterThan(40);
+  });
+
+  for (const release of releases) {
+    it(`${release}: no findings beyond the base configs' listed quirks`, async () => {
+      const ofRelease = corpus.filter((g) => g.release === release);
+      const run = await runValidator(
+        release,
+        ofRelease.map((g) => g.item),
+      );
+      console.log(
+        `      [validator ${release}] ${ofRelease.length} generated configs in ${run.totalSeconds.toFixed(1)} s`,
+      );
+      const unexpected: string[] = [];
+      for (const g of ofRelease) {
+        const result = run.results.get(g.name);
+        if (result === undefined) {
+          unexpected.push(`${g.name}: no result`);
+          continue;
+        }
+        for (const f of result.findings)
+          if (!isKnownQuirk(release, g.distribution, f))
+            unexpected.push(`${g.name}: ${f.code} ${f.path}: ${f.message}`);
+      }
+      expect(unexpected).to.deep.equal([]);
+    });
+  }
+});

@@ -9,7 +9,6 @@ import { API_VERSION, GROUP, KIND, LlamaStackDistribution, PLURAL, VERSION } fro
 
 type Schema = Record<string, unknown>;
 
-
 function overrideFor(
   meta: Record<string, unknown> | undefined,
   generated: Schema,

@@ -133,13 +133,21 @@ export function extract(openapiFile: string): Record<string, Schema> {
   );
 }
 
-if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
+export const SCHEMAS_FILE = join(root, "src", "api", "k8s-schemas.json");
+
+/** The file's text as the extraction writes it (the suite checks the committed one). */
+export function renderSchemas(): { text: string; types: number } {
   const version = readFileSync(join(root, "test", "k8s", "KUBERNETES_VERSION"), "utf8").trim();
   const out = {
     $comment: `Extracted from k8s.io/kubernetes ${version} api/openapi-spec/v3/api__v1_openapi.json by scripts/k8s-schemas.ts; do not edit.`,
     kubernetesVersion: version,
     types: extract(openApiPath()),
   };
-  writeFileSync(join(root, "src", "api", "k8s-schemas.json"), `${JSON.stringify(out, null, 1)}\n`);
-  console.log(`wrote src/api/k8s-schemas.json (${Object.keys(out.types).length} types)`);
+  return { text: `${JSON.stringify(out, null, 1)}\n`, types: Object.keys(out.types).length };
+}
+
+if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
+  const { text, types } = renderSchemas();
+  writeFileSync(SCHEMAS_FILE, text);
+  console.log(`wrote src/api/k8s-schemas.json (${types} types)`);
 }

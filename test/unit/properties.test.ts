@@ -1,8 +1,14 @@
 // Invariants of the hook, checked on generated specs (fast-check).
 import { expect } from "chai";
 import fc from "fast-check";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import supertest from "supertest";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION } from "../../src/api/hook.js";
+import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
+import { createApp } from "../../src/server/app.js";
+import { loadCatalog } from "../../src/server/catalog.js";
 import { configOf } from "../golden/harness.js";
 import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
 
@@ -161,6 +167,75 @@ describe("hook invariants (property tests)", () => {
         expect((res.status as { phase: string }).phase).to.equal("Failed");
       }),
       runs,
+    );
+  });
+  it("any generated edit the schema rejects returns exactly the last-applied children", () => {
+    const keys = [
+      "distribution",
+      "providers",
+      "resources",
+      "storage",
+      "disabled",
+      "disabledProviders",
+      "networking",
+      "workload",
+      "overrideConfig",
+      "notAField",
+    ];
+    fc.assert(
+      fc.property(
+        validSpec,
+        fc.constantFrom(...keys),
+        fc.jsonValue({ maxDepth: 3 }),
+        (spec, key, value) => {
+          const broken = { ...(spec as Record<string, unknown>), [key]: value };
+          fc.pre(!LlamaStackDistributionSpec.safeParse(broken).success);
+          const first = syncOk(request(spec));
+          const children = applyAll(first);
+          const res = syncOk(request(broken, { children, status: first.status, generation: 2 }));
+          const lastApplied = children.map(
+            (c) =>
+              JSON.parse(c.metadata.annotations?.[LAST_APPLIED_ANNOTATION] ?? "null") as unknown,
+          );
+          expect(res.children).to.deep.equal(lastApplied);
+          expect((res.status as { phase: string }).phase).to.equal("Failed");
+        },
+      ),
+      runs,
+    );
+  });
+
+  it("no Secret value ever reaches an HTTP response or a log line, valid input or not", async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: "debug" },
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          lines.push(chunk.toString());
+          cb();
+        },
+      }),
+    );
+    const app = createApp({ catalog: loadCatalog(), logger });
+    const encoded = Buffer.from(CANARY).toString("base64").slice(0, 16);
+    await fc.assert(
+      fc.asyncProperty(
+        validSpec,
+        fc.option(fc.tuple(fc.constantFrom("providers", "storage", "workload"), fc.jsonValue())),
+        fc.constantFrom("/sync", "/customize"),
+        async (spec, edit, path) => {
+          const body = request(
+            edit === null ? spec : { ...(spec as Record<string, unknown>), [edit[0]]: edit[1] },
+          );
+          lines.length = 0;
+          const res = await supertest(app).post(path).send(body);
+          const seen = res.text + lines.join("");
+          expect(lines.length, "one log line per request").to.be.greaterThan(0);
+          expect(seen).not.to.include(CANARY);
+          expect(seen).not.to.include(encoded);
+        },
+      ),
+      { numRuns: 40 },
     );
   });
 });

@@ -6,26 +6,12 @@ import { expect } from "chai";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildRequest, loadCases } from "../golden/harness.js";
+import { freePort } from "../net.js";
 
 const root = join(import.meta.dirname, "..", "..");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() =>
-        typeof addr === "object" && addr !== null
-          ? resolve(addr.port)
-          : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 async function waitFor(
   url: string,

@@ -9,7 +9,7 @@ import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { stableStringify } from "../../src/config/json.js";
 import { loadCases, runCase } from "../golden/harness.js";
-import type { Status } from "./kube.js";
+import { restrictedNamespace, type Status } from "./kube.js";
 import { cluster } from "./setup.js";
 
 const NS = "llsd-restricted";
@@ -30,19 +30,7 @@ describe("the hook's children on a real kube-apiserver", function () {
     );
 
   before(async () => {
-    await cluster().kube.mustCreate("v1", "namespaces", {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: {
-        name: NS,
-        labels: {
-          "pod-security.kubernetes.io/enforce": "restricted",
-          "pod-security.kubernetes.io/enforce-version": "latest",
-          "pod-security.kubernetes.io/warn": "restricted",
-          "pod-security.kubernetes.io/warn-version": "latest",
-        },
-      },
-    });
+    await cluster().kube.mustCreate("v1", "namespaces", restrictedNamespace(NS));
   });
 
   it("the corpus has children of every declared type", () => {

@@ -6,12 +6,12 @@
 // removed afterwards, also when startup fails halfway.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { loadPeers } from "../peers.js";
 import { Kube } from "./kube.js";
+import { freePort } from "../net.js";
 
 export interface ControlPlane {
   server: string;
@@ -27,20 +27,6 @@ export interface ControlPlane {
 
 function log(msg: string): void {
   process.stderr.write(`[k8s] ${msg}\n`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() =>
-        typeof addr === "object" && addr !== null
-          ? resolve(addr.port)
-          : reject(new Error("no free port")),
-      );
-    });
-  });
 }
 
 function openssl(args: string[]): void {

@@ -15,7 +15,7 @@ import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { createApp } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/server/catalog.js";
-import { waitFor } from "./kube.js";
+import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type SyncRound } from "./metacontroller.js";
 import { cluster } from "./setup.js";
 
@@ -165,17 +165,7 @@ describe("an LLSD's lifecycle, driven like Metacontroller", function () {
     const addr = server.address();
     if (addr === null || typeof addr === "string") throw new Error("no hook address");
     mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`);
-    await kube().mustCreate("v1", "namespaces", {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: {
-        name: NS,
-        labels: {
-          "pod-security.kubernetes.io/enforce": "restricted",
-          "pod-security.kubernetes.io/warn": "restricted",
-        },
-      },
-    });
+    await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
   });
 
   after(async () => {

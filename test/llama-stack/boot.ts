@@ -5,9 +5,9 @@
 // and always stops the process group and removes the temp dir, also on failure
 // (printing the server's log tail).
 import { spawn, type ChildProcess } from "node:child_process";
+import { freePort } from "../net.js";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -334,18 +334,6 @@ function modelIdsOf(models: unknown): string[] {
     const record = m as Record<string, unknown>;
     const id = record["id"] ?? record["identifier"];
     return typeof id === "string" ? [id] : [];
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 

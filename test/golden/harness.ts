@@ -10,7 +10,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { LAST_APPLIED_ANNOTATION, SyncRequest, type KubeObject, type SyncResponse } from "../../src/api/hook.js";
+import {
+  LAST_APPLIED_ANNOTATION,
+  SyncRequest,
+  type KubeObject,
+  type SyncResponse,
+} from "../../src/api/hook.js";
 import { YAML_OPTIONS } from "../../src/config/canonical.js";
 import { generateConfig } from "../../src/config/generate.js";
 import { loadCatalog } from "../../src/server/catalog.js";
@@ -79,9 +84,10 @@ function keyOf(obj: KubeObject, format: Format): string {
   return format === "v2" ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
 }
 
-
 function toMap(objects: readonly KubeObject[], format: Format, groups: readonly string[] = []) {
-  const map: Record<string, Record<string, KubeObject>> = Object.fromEntries(groups.map((g) => [g, {}]));
+  const map: Record<string, Record<string, KubeObject>> = Object.fromEntries(
+    groups.map((g) => [g, {}]),
+  );
   for (const obj of objects) (map[groupKey(obj)] ??= {})[keyOf(obj, format)] = obj;
   return map;
 }
@@ -89,23 +95,36 @@ function toMap(objects: readonly KubeObject[], format: Format, groups: readonly 
 /** The child types the CompositeController declares: Metacontroller always sends each group. */
 export const CHILD_GROUPS = CHILD_TYPES.map(groupKey);
 
-function relatedObjects(c: { secrets?: CaseFile["secrets"]; configMaps?: CaseFile["configMaps"] }, namespace: string): KubeObject[] {
+function relatedObjects(
+  c: { secrets?: CaseFile["secrets"]; configMaps?: CaseFile["configMaps"] },
+  namespace: string,
+): KubeObject[] {
   const make = (kind: string, entries: Record<string, string[] | RelatedSpec> | undefined) =>
     Object.entries(entries ?? {}).map(([name, spec]) => {
       const s = Array.isArray(spec) ? { keys: spec } : spec;
       return {
         apiVersion: "v1",
         kind,
-        metadata: { name, namespace, resourceVersion: s.resourceVersion ?? "1", uid: `uid-${kind}-${name}` },
+        metadata: {
+          name,
+          namespace,
+          resourceVersion: s.resourceVersion ?? "1",
+          uid: `uid-${kind}-${name}`,
+        },
         // Values are placeholders: the hook only ever looks at the keys.
-        data: Object.fromEntries(s.keys.map((k) => [k, Buffer.from(`value-of-${name}-${k}`).toString("base64")])),
+        data: Object.fromEntries(
+          s.keys.map((k) => [k, Buffer.from(`value-of-${name}-${k}`).toString("base64")]),
+        ),
       } as KubeObject;
     });
   return [...make("Secret", c.secrets), ...make("ConfigMap", c.configMaps)];
 }
 
 /** What a child looks like after Metacontroller applied it (dynamic apply). */
-export function applied(child: KubeObject, opts: { parentUid: string; rolledOut: boolean; lastApplied: boolean }): KubeObject {
+export function applied(
+  child: KubeObject,
+  opts: { parentUid: string; rolledOut: boolean; lastApplied: boolean },
+): KubeObject {
   const annotations = { ...(child.metadata.annotations ?? {}) };
   if (opts.lastApplied) annotations[LAST_APPLIED_ANNOTATION] = JSON.stringify(child);
   const out: KubeObject = {
@@ -130,8 +149,18 @@ export function applied(child: KubeObject, opts: { parentUid: string; rolledOut:
           readyReplicas: replicas,
           availableReplicas: replicas,
           conditions: [
-            { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
-            { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: "ReplicaSet has successfully progressed." },
+            {
+              type: "Available",
+              status: "True",
+              reason: "MinimumReplicasAvailable",
+              message: "Deployment has minimum availability.",
+            },
+            {
+              type: "Progressing",
+              status: "True",
+              reason: "NewReplicaSetAvailable",
+              message: "ReplicaSet has successfully progressed.",
+            },
           ],
         }
       : {
@@ -139,7 +168,14 @@ export function applied(child: KubeObject, opts: { parentUid: string; rolledOut:
           replicas,
           updatedReplicas: 0,
           unavailableReplicas: replicas,
-          conditions: [{ type: "Available", status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." }],
+          conditions: [
+            {
+              type: "Available",
+              status: "False",
+              reason: "MinimumReplicasUnavailable",
+              message: "Deployment does not have minimum availability.",
+            },
+          ],
         };
   }
   return out;
@@ -149,7 +185,12 @@ function parentOf(c: CaseFile, spec: unknown, generation: number, status: unknow
   return {
     apiVersion: "llamastack.io/v1alpha2",
     kind: "LlamaStackDistribution",
-    metadata: { name: c.name ?? "llama", namespace: c.namespace ?? "default", uid: "uid-parent", generation },
+    metadata: {
+      name: c.name ?? "llama",
+      namespace: c.namespace ?? "default",
+      uid: "uid-parent",
+      generation,
+    },
     spec,
     ...(status === undefined ? {} : { status }),
   };
@@ -161,24 +202,39 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
   let children = new Map<string, KubeObject>();
   let status: unknown;
   for (const [i, prior] of (c.observed ?? []).entries()) {
-    const related = relatedObjects(prior.secrets !== undefined || prior.configMaps !== undefined ? prior : c, namespace);
+    const related = relatedObjects(
+      prior.secrets !== undefined || prior.configMaps !== undefined ? prior : c,
+      namespace,
+    );
     const req = SyncRequest.parse({
       parent: parentOf(c, prior.spec, prior.generation ?? i + 1, status),
       children: toMap([...children.values()], format, CHILD_GROUPS),
       related: toMap(related, format),
     });
     const outcome = sync(req, NOW, syncContext());
-    if (outcome.kind !== "ok") throw new Error(`observed[${i}] of the case did not sync: ${outcome.message}`);
+    if (outcome.kind !== "ok")
+      throw new Error(`observed[${i}] of the case did not sync: ${outcome.message}`);
     const next = new Map<string, KubeObject>();
     for (const child of outcome.response.children) {
       const id = `${child.kind}/${child.metadata.name}`;
-      next.set(id, applied(child, { parentUid: "uid-parent", rolledOut: prior.rolledOut ?? true, lastApplied: prior.withoutLastApplied !== true }));
+      next.set(
+        id,
+        applied(child, {
+          parentUid: "uid-parent",
+          rolledOut: prior.rolledOut ?? true,
+          lastApplied: prior.withoutLastApplied !== true,
+        }),
+      );
     }
     children = next;
     status = outcome.response.status;
   }
   return SyncRequest.parse({
-    controller: { apiVersion: "metacontroller.k8s.io/v1alpha1", kind: "CompositeController", metadata: { name: "llsd-hook" } },
+    controller: {
+      apiVersion: "metacontroller.k8s.io/v1alpha1",
+      kind: "CompositeController",
+      metadata: { name: "llsd-hook" },
+    },
     parent: parentOf(c, c.spec, c.generation ?? (c.observed?.length ?? 0) + 1, status),
     children: toMap([...children.values()], format, CHILD_GROUPS),
     related: toMap(relatedObjects(c, namespace), format, ["Secret.v1", "ConfigMap.v1"]),
@@ -195,15 +251,22 @@ export function toYaml(value: unknown): string {
 }
 
 export function outcomeYaml(outcome: SyncOutcome): string {
-  return toYaml(outcome.kind === "ok" ? outcome.response : { httpStatus: 409, error: outcome.message });
+  return toYaml(
+    outcome.kind === "ok" ? outcome.response : { httpStatus: 409, error: outcome.message },
+  );
 }
 
 /** The generated config.yaml the response's Deployment mounts, if there is one. */
 export function configOf(response: SyncResponse): string | undefined {
   const deployment = response.children.find((c) => c.kind === "Deployment") as
-    | { spec?: { template?: { spec?: { volumes?: { name: string; configMap?: { name?: string } }[] } } } }
+    | {
+        spec?: {
+          template?: { spec?: { volumes?: { name: string; configMap?: { name?: string } }[] } };
+        };
+      }
     | undefined;
-  const name = deployment?.spec?.template?.spec?.volumes?.find((v) => v.name === "config")?.configMap?.name;
+  const name = deployment?.spec?.template?.spec?.volumes?.find((v) => v.name === "config")
+    ?.configMap?.name;
   const cm = response.children.find((c) => c.kind === "ConfigMap" && c.metadata.name === name);
   return (cm as { data?: Record<string, string> } | undefined)?.data?.["config.yaml"];
 }
@@ -212,16 +275,15 @@ export function configOf(response: SyncResponse): string | undefined {
 /** Secret-backed variables get test values. */
 export function containerEnv(response: SyncResponse): Record<string, string> {
   const deployment = response.children.find((c) => c.kind === "Deployment") as
-    | Deployment
-    | undefined;
+    Deployment | undefined;
   const container = deployment?.spec?.template.spec?.containers.find(
     (c) => c.name === "llama-stack",
   );
   return Object.fromEntries(
     (container?.env ?? []).map((e) => [
       e.name,
-      e.value ?? `test-value-of-${e.valueFrom?.secretKeyRef?.name}-${e.valueFrom?.secretKeyRef?.key}`,
+      e.value ??
+        `test-value-of-${e.valueFrom?.secretKeyRef?.name}-${e.valueFrom?.secretKeyRef?.key}`,
     ]),
   );
 }
-

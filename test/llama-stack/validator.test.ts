@@ -180,6 +180,7 @@ const rows: Row[] = [
       c.providers["telemetry"] = [{ provider_id: "otel", provider_type: "inline::meta-reference" }];
     }),
     want: [["unknown-api", "providers.telemetry"]],
+    messages: ["'telemetry' is not an API of llama-stack "],
   },
   {
     name: "a routing-table API under providers",

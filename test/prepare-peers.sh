@@ -2,7 +2,7 @@
 # Prepares the real peers the test suite runs against, reusing the cache when
 # it is complete (npm run peers; part of npm test):
 #   - kube-apiserver, kube-controller-manager and etcd built from source
-#     through the Go module proxy (test/k8s/build.sh; cold: ~15 min on 2 cores)
+#     through the Go module proxy (test/k8s/build.sh; cold: ~13 min on 2 cores)
 #   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
 #     cold: ~3 min each)
 # The Kubernetes build runs in the background while the venvs are prepared.

@@ -21,7 +21,7 @@ function generatedConfigs(): Generated[] {
     const outcome = runCase(c.file, "v2");
     if (outcome.kind !== "ok") continue;
     const configYaml = configOf(outcome.response);
-    if (configOf(outcome.response) === undefined || configYaml === undefined) continue;
+    if (configYaml === undefined) continue;
     const resolved = (
       outcome.response.status as { resolvedDistribution?: { name?: string; release?: string } }
     ).resolvedDistribution;

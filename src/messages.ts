@@ -92,6 +92,36 @@ export const msg = {
   pdbSkipped: (replicas: number) =>
     `no PodDisruptionBudget is created: with ${replicas} replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget`,
 
+  // bounds (src/api/bounds.ts) and sizes (src/children/budget.ts)
+  tooDeep: (max: number) =>
+    `is nested more than ${max} levels deep; flatten it (llsd-hook refuses deeper values so that validation cannot overflow)`,
+  tooWide: (count: number, max: number) =>
+    `has ${count} entries, more than the ${max} llsd-hook accepts in one object or list; shorten it`,
+  tooMany: (max: number) =>
+    `holds more than ${max} values in all; shorten it (large model metadata or settings are the usual cause)`,
+  forbiddenKey: (key: string) => `${key} cannot be used as a key; rename or remove it`,
+  childTooLarge: (child: string, kib: number, budget: number, parts: string) =>
+    `${child} would take ${kib} KiB as JSON, and Metacontroller copies every child into an annotation that Kubernetes caps at 256 KiB per object (llsd-hook keeps each child under ${budget} KiB); largest parts: ${parts}; shrink them, or move a large config to spec.overrideConfig`,
+  duplicateVolume: (name: string) =>
+    `volume name ${name} is used twice; give every volume its own name`,
+  duplicateMountPath: (path: string) =>
+    `mountPath ${path} is used twice; mount each volume at its own path`,
+  duplicateEnv: (name: string) => `environment variable ${name} is set twice; set it once`,
+
+  // keeping what runs (src/children/keep.ts); the whole text of a 409
+  cannotKeep: (child: string, why: string, situation: string, fix: string) =>
+    `${child} ${why}, so llsd-hook cannot return it as it was applied, and leaving it out would delete it. ${situation} Nothing was changed. ${fix}`,
+  keepBecauseInvalid: (firstProblem: string) =>
+    `The spec cannot be used yet (${firstProblem}), so every running child must be kept as applied.`,
+  keepBecauseRollout: () =>
+    "A rollout is in progress and the running pods may still mount this ConfigMap.",
+  keepBecauseStorageRemoved: () =>
+    "spec.workload.storage was removed, and the claim is kept with its data until the LlamaStackDistribution is deleted.",
+  fixForeignChild: () =>
+    "If the object is not llsd-hook's, remove its controller-uid label (or delete it) so that Metacontroller stops treating it as a child.",
+  fixUnreadableChild: () =>
+    "Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.",
+
   // secrets and env
   envVarCollision: (name: string, other: string) =>
     `the environment variable ${name} is also generated for ${other}; choose different provider ids`,

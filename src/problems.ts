@@ -21,6 +21,7 @@ export const Reason = {
   UnsupportedResource: "UnsupportedResource",
   EnvVarCollision: "EnvVarCollision",
   EnvVarUnset: "EnvVarUnset",
+  ChildTooLarge: "ChildTooLarge",
   // Objects the spec refers to
   SecretNotFound: "SecretNotFound",
   SecretKeyNotFound: "SecretKeyNotFound",

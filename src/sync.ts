@@ -6,12 +6,12 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { z } from "zod";
 import {
-  LAST_APPLIED_ANNOTATION,
   type KubeObject,
   type ObjectMap,
   type SyncRequest,
   type SyncResponse,
 } from "./api/hook.js";
+import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
 import { DEFAULT_PORT } from "./api/workload.js";
 import { planChildren } from "./children/plan.js";
@@ -19,14 +19,15 @@ import { serverSection } from "./config/server.js";
 import { Status } from "./api/status.js";
 import { canonicalObject } from "./children/canonical.js";
 import { childNames } from "./children/labels.js";
+import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./children/keep.js";
 import { serviceUrl } from "./children/service.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
 import { resolveDistribution, type ResolvedDistribution } from "./config/distribution.js";
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
-import { isObject, stableStringify } from "./config/json.js";
+import { formatPath, isObject, stableStringify } from "./config/json.js";
 import { msg } from "./messages.js";
-import { problem, Reason, type Problem, type Result } from "./problems.js";
+import { formatProblem, problem, Reason, type Problem, type Result } from "./problems.js";
 import { collectReferences, type Reference } from "./references.js";
 import { computeStatus, ConditionReason, type Check } from "./status.js";
 
@@ -39,33 +40,11 @@ export interface SyncContext {
 export type SyncOutcome =
   { kind: "ok"; response: SyncResponse } | { kind: "conflict"; message: string };
 
-const CONTROLLER_UID_LABEL = "controller-uid";
-
 /** Every object of an object map (hook v1 or v2 keys alike), in a fixed order. */
 export function objectsOf(map: ObjectMap): KubeObject[] {
   return Object.values(map)
     .flatMap((byKey) => Object.values(byKey))
     .sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
-}
-
-function lastApplied(child: KubeObject): KubeObject | undefined {
-  const text = child.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  if (text === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return isObject(parsed as never) ? (parsed as KubeObject) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What we returned, without what Metacontroller adds to it (controller-uid). */
-function asReturned(obj: KubeObject): unknown {
-  const labels = { ...(obj.metadata.labels ?? {}) };
-  delete labels[CONTROLLER_UID_LABEL];
-  const metadata: Record<string, unknown> = { ...obj.metadata, labels };
-  if (Object.keys(labels).length === 0) delete metadata["labels"];
-  return { ...obj, metadata };
 }
 
 function zodProblems(error: z.ZodError): Problem[] {
@@ -161,11 +140,14 @@ function inputsHash(refs: readonly Reference[], related: Related): string {
 }
 
 /** Metacontroller applied our Deployment and the Deployment controller finished rolling it out. */
-export function isRolledOut(observed: KubeObject | undefined, desired: Deployment): boolean {
+export function isRolledOut(
+  observed: KubeObject | undefined,
+  desired: Deployment,
+  parent: ParentRef,
+): boolean {
   if (observed === undefined) return false;
-  const applied = lastApplied(observed);
-  if (applied === undefined || stableStringify(asReturned(applied)) !== stableStringify(desired))
-    return false;
+  const applied = appliedOf(observed, parent);
+  if (!applied.ok || stableStringify(applied.object) !== stableStringify(desired)) return false;
   const dep = observed as unknown as Deployment;
   const status = dep.status ?? {};
   const replicas = dep.spec?.replicas ?? 1;
@@ -215,14 +197,31 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
   const workloadWarnings: Problem[] = [];
   let plan: Plan | undefined;
 
-  const parsed = LlamaStackDistribution.safeParse({
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name: llsd },
-    spec: parent.spec,
-  });
-  if (!parsed.success) {
-    validation = { ok: false, problems: zodProblems(parsed.error) };
+  // Depth and width first: everything after it recurses over the spec.
+  const shape = measure(parent.spec, SPEC_BOUNDS);
+  const parsed =
+    shape.problem === undefined
+      ? LlamaStackDistribution.safeParse({
+          apiVersion: API_VERSION,
+          kind: KIND,
+          metadata: { name: llsd },
+          spec: parent.spec,
+        })
+      : undefined;
+  if (parsed === undefined || !parsed.success) {
+    validation = {
+      ok: false,
+      problems:
+        parsed === undefined
+          ? [
+              problem(
+                Reason.InvalidSpec,
+                formatPath(["spec", ...(shape.problem?.path ?? [])]),
+                shape.problem?.detail ?? "",
+              ),
+            ]
+          : zodProblems(parsed.error),
+    };
   } else {
     const spec = parsed.data.spec as Spec;
     const resolved = resolveDistribution(spec.distribution, ctx.catalog);
@@ -293,33 +292,41 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
     }
   }
 
+  const parentRef = { name: llsd, namespace };
   let children: KubeObject[];
   let rolledOut = false;
   if (plan !== undefined) {
-    rolledOut = isRolledOut(observedDeployment, plan.desiredDeployment);
-    children = [...plan.children];
-    if (!rolledOut) {
-      // Keep the ConfigMaps the running pods may still mount until the rollout is done.
-      const current = new Set(children.map((c) => `${c.kind}/${c.metadata.name}`));
-      for (const child of observedChildren) {
-        if (
-          child.kind !== "ConfigMap" ||
-          !child.metadata.name.startsWith(childNames.configMapPrefix(llsd))
-        )
-          continue;
-        if (current.has(`ConfigMap/${child.metadata.name}`)) continue;
-        const kept = lastApplied(child);
-        if (kept === undefined) return conflict(child);
-        children.push(kept);
-      }
+    rolledOut = isRolledOut(observedDeployment, plan.desiredDeployment, parentRef);
+    const desired = new Set(plan.children.map((c) => `${c.kind}/${c.metadata.name}`));
+    const isOurs = (c: KubeObject, kind: string) =>
+      c.kind === kind &&
+      !desired.has(`${kind}/${c.metadata.name}`) &&
+      isOwnedName(kind, c.metadata.name, llsd);
+    // The ConfigMaps the running pods may still mount, until the rollout is done.
+    const oldConfigMaps = rolledOut ? [] : observedChildren.filter((c) => isOurs(c, "ConfigMap"));
+    // A claim is never deleted by an edit: removing workload.storage keeps it with its data.
+    const claims = observedChildren.filter((c) => isOurs(c, "PersistentVolumeClaim"));
+    for (const [toKeep, situation] of [
+      [oldConfigMaps, msg.keepBecauseRollout()],
+      [claims, msg.keepBecauseStorageRemoved()],
+    ] as const) {
+      const kept = keepAll(toKeep, parentRef);
+      if (!kept.ok) return conflict(kept, namespace, situation);
+      plan.children.push(...kept.children);
     }
+    children = plan.children;
   } else {
-    children = [];
-    for (const child of observedChildren) {
-      const kept = lastApplied(child);
-      if (kept === undefined) return conflict(child);
-      children.push(kept);
-    }
+    const kept = keepAll(observedChildren, parentRef);
+    const first = [validation, references, config].flatMap((c) =>
+      c.ok === false ? c.problems : [],
+    )[0];
+    if (!kept.ok)
+      return conflict(
+        kept,
+        namespace,
+        msg.keepBecauseInvalid(first === undefined ? "see the status" : formatProblem(first)),
+      );
+    children = kept.children;
   }
 
   const generated = plan?.generated;
@@ -381,9 +388,20 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
   };
 }
 
-function conflict(child: KubeObject): SyncOutcome {
+function conflict(
+  kept: Extract<Kept, { ok: false }>,
+  namespace: string,
+  situation: string,
+): SyncOutcome {
+  const { child, untrusted } = kept;
+  const fix = untrusted.foreign ? msg.fixForeignChild() : msg.fixUnreadableChild();
   return {
     kind: "conflict",
-    message: `${child.kind} ${child.metadata.name} has no ${LAST_APPLIED_ANNOTATION} annotation, so the hook cannot tell what to keep while the spec has problems; nothing was changed. Fix the spec, or delete that object so it is created again.`,
+    message: msg.cannotKeep(
+      `${child.kind} ${child.metadata.namespace ?? namespace}/${child.metadata.name}`,
+      untrusted.why,
+      situation,
+      fix,
+    ),
   };
 }

@@ -9,6 +9,7 @@ import type { GeneratedConfig } from "../config/generate.js";
 import { CONFIG_MOUNT_DIR, TLS_MOUNT_DIR, isReservedEnvName } from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
+import { checkSizes } from "./budget.js";
 import { buildConfigMap } from "./configmap.js";
 import { buildDeployment, VOLUME_NAMES } from "./deployment.js";
 import { childNames, CONFIG_HASH_ANNOTATION, INPUTS_HASH_ANNOTATION, labelsFor } from "./labels.js";
@@ -44,28 +45,35 @@ function checkOverrides(spec: Spec, dataDir: string): Problem[] {
   if (o === undefined) return [];
   const at = "spec.workload.overrides";
   const problems: Problem[] = [];
+  const envNames = new Set<string>();
   (o.env ?? []).forEach((e, i) => {
     if (isReservedEnvName(e.name))
       problems.push(problem(Reason.InvalidSpec, `${at}.env[${i}].name`, msg.reservedEnv(e.name)));
+    else if (envNames.has(e.name))
+      problems.push(problem(Reason.InvalidSpec, `${at}.env[${i}].name`, msg.duplicateEnv(e.name)));
+    envNames.add(e.name);
   });
+  // The API server refuses a pod whose volume names or mount paths repeat.
   const reservedVolumes = new Set<string>(Object.values(VOLUME_NAMES));
+  const volumeNames = new Set<string>();
   (o.volumes ?? []).forEach((v, i) => {
+    const path = `${at}.volumes[${i}].name`;
     if (reservedVolumes.has(v.name))
-      problems.push(
-        problem(Reason.InvalidSpec, `${at}.volumes[${i}].name`, msg.reservedVolume(v.name)),
-      );
+      problems.push(problem(Reason.InvalidSpec, path, msg.reservedVolume(v.name)));
+    else if (volumeNames.has(v.name))
+      problems.push(problem(Reason.InvalidSpec, path, msg.duplicateVolume(v.name)));
+    volumeNames.add(v.name);
   });
   const reservedPaths = new Set([CONFIG_MOUNT_DIR, TLS_MOUNT_DIR, dataDir]);
+  const mountPaths = new Set<string>();
   (o.volumeMounts ?? []).forEach((m, i) => {
-    if (reservedPaths.has(m.mountPath.replace(/\/+$/, ""))) {
-      problems.push(
-        problem(
-          Reason.InvalidSpec,
-          `${at}.volumeMounts[${i}].mountPath`,
-          msg.reservedMountPath(m.mountPath),
-        ),
-      );
-    }
+    const path = `${at}.volumeMounts[${i}].mountPath`;
+    const normalized = m.mountPath.replace(/\/+$/, "");
+    if (reservedPaths.has(normalized))
+      problems.push(problem(Reason.InvalidSpec, path, msg.reservedMountPath(m.mountPath)));
+    else if (mountPaths.has(normalized))
+      problems.push(problem(Reason.InvalidSpec, path, msg.duplicateMountPath(m.mountPath)));
+    mountPaths.add(normalized);
   });
   for (const key of Object.keys(o.podLabels ?? {}).sort()) {
     if (RESERVED_LABELS.has(key))
@@ -83,16 +91,6 @@ function checkOverrides(spec: Spec, dataDir: string): Problem[] {
     }
   }
   return problems;
-}
-
-function lastAppliedOf(obj: KubeObject | undefined): KubeObject | undefined {
-  const text = obj?.metadata.annotations?.["metacontroller.k8s.io/last-applied-configuration"];
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as KubeObject;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A PVC's access modes and class cannot change once created. */
@@ -242,14 +240,11 @@ export function planChildren(input: PlanInput): Plan {
     problems.push(...checkPvc(pvc, observedPvc));
     children.push(pvc);
   } else if (observedPvc !== undefined) {
-    // Removing workload.storage unmounts the volume but never deletes the data.
-    const kept = lastAppliedOf(observedPvc);
-    if (kept !== undefined) {
-      children.push(kept);
-      warnings.push(
-        problem(Reason.VolumeKept, "spec.workload.storage", msg.pvcKept(observedPvc.metadata.name)),
-      );
-    }
+    // Removing workload.storage unmounts the volume but never deletes the data:
+    // sync keeps the claim as it was applied (children/keep.ts).
+    warnings.push(
+      problem(Reason.VolumeKept, "spec.workload.storage", msg.pvcKept(observedPvc.metadata.name)),
+    );
   }
   if (autoscaling !== undefined) {
     children.push(
@@ -272,6 +267,7 @@ export function planChildren(input: PlanInput): Plan {
         problem(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", msg.pdbSkipped(replicas)),
       );
   }
+  problems.push(...checkSizes(children));
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, children, desiredDeployment, warnings };
 }

@@ -1,0 +1,245 @@
+// What was applied before — the only module that reads it. Metacontroller
+// deletes every observed child the hook leaves out, so when the hook cannot
+// (or must not) build a child afresh it returns the child as it was applied:
+//   - every child, while the spec is invalid or a reference is missing;
+//   - the ConfigMaps the pods may still mount, while a rollout runs;
+//   - the PersistentVolumeClaim, after spec.workload.storage was removed.
+//
+// Everything in a child is user input: anyone with `edit` on it can rewrite its
+// labels and its metacontroller.k8s.io/last-applied-configuration annotation.
+// So one policy holds for all three cases:
+//   1. The observed child must be one this parent may have: a declared child
+//      kind and apiVersion, in the parent's namespace, with a name from
+//      childNames for this parent.
+//   2. What is kept is the last-applied annotation only if it parses to that
+//      same object (apiVersion, kind, namespace, name) and is no deeper than
+//      anything the hook builds. Content beyond identity is not checked: whoever
+//      can write the annotation can already edit the live child.
+//   3. Without a trustworthy annotation, a claim or a content-hashed ConfigMap
+//      is rebuilt from the live object (identity from the observed child,
+//      contents the pods already use); any other child cannot be kept.
+//   4. A child that cannot be kept makes the whole answer a 409 naming it:
+//      never a shorter list, since a dropped child is a deleted child.
+import type { ConfigMap, PersistentVolumeClaim } from "kubernetes-types/core/v1.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
+import { isObject } from "../config/json.js";
+import { measure } from "../api/bounds.js";
+import { childNames, labelsFor } from "./labels.js";
+import { CHILD_TYPES } from "./types.js";
+
+export const CONTROLLER_UID_LABEL = "controller-uid";
+
+/** Deeper than any child the hook builds (a Deployment's affinity is about 16). */
+const MAX_KEPT_DEPTH = 48;
+
+export interface ParentRef {
+  name: string;
+  namespace: string;
+}
+
+/** Why a child's applied state cannot be trusted; completes "<Kind> <ns>/<name> …". */
+export type Untrusted = {
+  ok: false;
+  why: string;
+  /** Not one of this parent's children at all (rule 1), rather than unreadable (rule 2). */
+  foreign: boolean;
+};
+export type Applied = { ok: true; object: KubeObject } | Untrusted;
+
+const CONFIG_MAP_NAME = /^[0-9a-f]{10}$/;
+
+/** Whether `name` is a name this parent's children of `kind` may have. */
+export function isOwnedName(kind: string, name: string, llsd: string): boolean {
+  switch (kind) {
+    case "ConfigMap": {
+      const prefix = childNames.configMapPrefix(llsd);
+      return name.startsWith(prefix) && CONFIG_MAP_NAME.test(name.slice(prefix.length));
+    }
+    case "Deployment":
+      return name === childNames.deployment(llsd);
+    case "Service":
+      return name === childNames.service(llsd);
+    case "ServiceAccount":
+      return name === childNames.serviceAccount(llsd);
+    case "PersistentVolumeClaim":
+      return name === childNames.pvc(llsd);
+    case "Ingress":
+      return name === childNames.ingress(llsd);
+    case "NetworkPolicy":
+      return name === childNames.networkPolicy(llsd);
+    case "HorizontalPodAutoscaler":
+      return name === childNames.hpa(llsd);
+    case "PodDisruptionBudget":
+      return name === childNames.pdb(llsd);
+    default:
+      return false;
+  }
+}
+
+function declaredApiVersion(kind: string): string | undefined {
+  return CHILD_TYPES.find((t) => t.kind === kind)?.apiVersion;
+}
+
+/** Rule 1: the observed object is one of this parent's children. */
+function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
+  const declared = declaredApiVersion(observed.kind);
+  if (declared === undefined || declared !== observed.apiVersion)
+    return {
+      ok: false,
+      foreign: true,
+      why: `is not a child type llsd-hook manages (${observed.apiVersion})`,
+    };
+  if ((observed.metadata.namespace ?? parent.namespace) !== parent.namespace)
+    return {
+      ok: false,
+      foreign: true,
+      why: `is not in the LlamaStackDistribution's namespace ${parent.namespace}`,
+    };
+  if (!isOwnedName(observed.kind, observed.metadata.name, parent.name))
+    return {
+      ok: false,
+      foreign: true,
+      why: `is not named like a child of LlamaStackDistribution ${parent.name}`,
+    };
+  return undefined;
+}
+
+/** What Metacontroller adds to a returned object, removed again. */
+function withoutControllerUid(obj: KubeObject): KubeObject {
+  const labels = obj.metadata.labels;
+  if (labels === undefined || !Object.hasOwn(labels, CONTROLLER_UID_LABEL)) return obj;
+  const rest = Object.fromEntries(
+    Object.entries(labels).filter(([k]) => k !== CONTROLLER_UID_LABEL),
+  );
+  const { labels: _dropped, ...metadata } = obj.metadata;
+  void _dropped;
+  return {
+    ...obj,
+    metadata: Object.keys(rest).length === 0 ? metadata : { ...metadata, labels: rest },
+  };
+}
+
+/** Rule 2: the annotation, if it describes exactly this object. */
+function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
+  const annotations = observed.metadata.annotations;
+  const text =
+    annotations !== undefined && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)
+      ? annotations[LAST_APPLIED_ANNOTATION]
+      : undefined;
+  if (text === undefined)
+    return { ok: false, foreign: false, why: `has no ${LAST_APPLIED_ANNOTATION} annotation` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      foreign: false,
+      why: `has a ${LAST_APPLIED_ANNOTATION} annotation that is not JSON`,
+    };
+  }
+  const shape = measure(value, { maxDepth: MAX_KEPT_DEPTH, maxEntries: Infinity });
+  if (shape.problem !== undefined)
+    return {
+      ok: false,
+      foreign: false,
+      why: `has a ${LAST_APPLIED_ANNOTATION} annotation nested deeper than anything llsd-hook writes, or with a __proto__ key`,
+    };
+  if (!isObject(value) || !isObject(value["metadata"]))
+    return {
+      ok: false,
+      foreign: false,
+      why: `has a ${LAST_APPLIED_ANNOTATION} annotation that is not a Kubernetes object`,
+    };
+  const metadata = value["metadata"];
+  const same =
+    value["apiVersion"] === observed.apiVersion &&
+    value["kind"] === observed.kind &&
+    metadata["name"] === observed.metadata.name &&
+    metadata["namespace"] === parent.namespace;
+  if (!same)
+    return {
+      ok: false,
+      foreign: false,
+      why: `has a ${LAST_APPLIED_ANNOTATION} annotation describing another object (${describe(value)})`,
+    };
+  return { ok: true, object: withoutControllerUid(value as unknown as KubeObject) };
+}
+
+function describe(value: Record<string, unknown>): string {
+  const m = isObject(value["metadata"]) ? value["metadata"] : {};
+  const text = (v: unknown) => (typeof v === "string" ? v : "?");
+  return `${text(value["kind"])} ${text(m["namespace"])}/${text(m["name"])}`.slice(0, 200);
+}
+
+/** Rule 3: a claim or a content-hashed ConfigMap, rebuilt from what runs. */
+function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefined {
+  const metadata = {
+    name: observed.metadata.name,
+    namespace: parent.namespace,
+    labels: labelsFor(parent.name),
+  };
+  if (observed.kind === "PersistentVolumeClaim") {
+    const spec = (observed as unknown as PersistentVolumeClaim).spec;
+    if (spec === undefined) return undefined;
+    const claim: PersistentVolumeClaim = {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      metadata,
+      spec: {
+        ...(spec.accessModes === undefined ? {} : { accessModes: spec.accessModes }),
+        ...(spec.resources === undefined ? {} : { resources: spec.resources }),
+        ...(spec.storageClassName === undefined ? {} : { storageClassName: spec.storageClassName }),
+        ...(spec.volumeMode === undefined ? {} : { volumeMode: spec.volumeMode }),
+      },
+    };
+    return claim as KubeObject;
+  }
+  if (observed.kind === "ConfigMap") {
+    const live = observed as unknown as ConfigMap;
+    // Only an immutable ConfigMap is sure to hold what the pods were started with.
+    if (live.immutable !== true) return undefined;
+    const configMap: ConfigMap = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata,
+      ...(live.data === undefined ? {} : { data: live.data }),
+      ...(live.binaryData === undefined ? {} : { binaryData: live.binaryData }),
+      immutable: true,
+    };
+    return configMap as KubeObject;
+  }
+  return undefined;
+}
+
+/**
+ * What Metacontroller applied for this child, if it can be trusted (rules 1–2).
+ * Used to keep a child and to tell whether the Deployment runs what we want.
+ */
+export function appliedOf(observed: KubeObject, parent: ParentRef): Applied {
+  return checkIdentity(observed, parent) ?? fromAnnotation(observed, parent);
+}
+
+/** A child to return as it is (rules 1–3). */
+export function keepChild(observed: KubeObject, parent: ParentRef): Applied {
+  const identity = checkIdentity(observed, parent);
+  if (identity !== undefined) return identity;
+  const applied = fromAnnotation(observed, parent);
+  if (applied.ok) return applied;
+  const rebuilt = fromLive(observed, parent);
+  return rebuilt === undefined ? applied : { ok: true, object: rebuilt };
+}
+
+export type Kept =
+  { ok: true; children: KubeObject[] } | { ok: false; child: KubeObject; untrusted: Untrusted };
+
+/** Every one of `observed`, kept, or the first that cannot be (rule 4). */
+export function keepAll(observed: readonly KubeObject[], parent: ParentRef): Kept {
+  const children: KubeObject[] = [];
+  for (const child of observed) {
+    const kept = keepChild(child, parent);
+    if (!kept.ok) return { ok: false, child, untrusted: kept };
+    children.push(kept.object);
+  }
+  return { ok: true, children };
+}

@@ -117,7 +117,7 @@ async function benchGeneration(): Promise<void> {
       `${name}: cold`,
       timeIt(() => generateConfig(inputs[i++ % inputs.length] ?? same0), 200),
     );
-    const memo = memoize(generateConfig, 16);
+    const memo = memoize(generateConfig, { maxBytes: 1 << 30, sizeOf: () => 1 });
     const same = generateInput(make("memo"));
     memo(same);
     row(

@@ -2,15 +2,18 @@
 // — the Secrets and ConfigMaps the spec names, by name, in the parent's
 // namespace. Best effort on an invalid spec, so a later fix is seen at once.
 import type { CustomizeRequest, CustomizeResponse, RelatedResourceRule } from "./api/hook.js";
+import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { LlamaStackDistributionSpec } from "./api/schema.js";
 import { collectReferences, namesOf, scanReferences } from "./references.js";
 
 export function customize(request: CustomizeRequest): CustomizeResponse {
   const namespace = request.parent.metadata.namespace;
-  const parsed = LlamaStackDistributionSpec.safeParse(request.parent.spec);
-  const refs = parsed.success
-    ? collectReferences(parsed.data)
-    : scanReferences(request.parent.spec);
+  const spec = request.parent.spec;
+  const parsed =
+    measure(spec, SPEC_BOUNDS).problem === undefined
+      ? LlamaStackDistributionSpec.safeParse(spec)
+      : undefined;
+  const refs = parsed?.success === true ? collectReferences(parsed.data) : scanReferences(spec);
   const rules: RelatedResourceRule[] = [];
   const secrets = namesOf(refs, "Secret");
   const configMaps = namesOf(refs, "ConfigMap");

@@ -12,7 +12,7 @@
 //  - pydantic silently drops keys a model does not declare (unless the model
 //    allows extras), so an undeclared key is reported: it would have no effect.
 import { hasPlaceholder } from "./config/envsubst.js";
-import { isObject, type Json } from "./config/json.js";
+import { isObject, own, type Json } from "./config/json.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -32,7 +32,7 @@ function resolveRef(root: Schema, schema: Schema): Schema {
   const m = /^#\/\$defs\/(.+)$/.exec(ref);
   const defs = root["$defs"];
   if (m === null || !isObject(defs as Json)) return {};
-  const target = (defs as Record<string, Schema>)[m[1] ?? ""];
+  const target = own(defs as Record<string, Schema>, m[1] ?? "");
   return target === undefined ? {} : resolveRef(root, target);
 }
 
@@ -51,6 +51,17 @@ function typeMatches(expected: string, value: Json): boolean {
 }
 
 const SCALARS = new Set(["string", "integer", "number", "boolean", "null"]);
+
+/** Errors kept per object: enough to act on, and bounded for a value with many keys. */
+const MAX_ERRORS = 50;
+
+/** `out.push(...more)` without spreading, which overflows the stack for a long `more`. */
+function append(out: SchemaError[], more: readonly SchemaError[]): void {
+  for (const e of more) {
+    if (out.length >= MAX_ERRORS) return;
+    out.push(e);
+  }
+}
 
 function isDeferred(value: Json): boolean {
   return typeof value === "string" && hasPlaceholder(value);
@@ -180,7 +191,7 @@ function validateNode(
   }
   if (Array.isArray(value) && schema["items"] !== undefined) {
     value.forEach((item, i) =>
-      errors.push(...validateNode(root, schema["items"] as Schema, item, [...path, i], opts)),
+      append(errors, validateNode(root, schema["items"] as Schema, item, [...path, i], opts)),
     );
   }
   if (Array.isArray(value)) {
@@ -204,7 +215,7 @@ function validateNode(
   ) {
     errors.push({ path, kind: "invalid", message: `must match ${schema["pattern"]}` });
   }
-  if (isObject(value)) errors.push(...validateObject(root, schema, value, path, opts));
+  if (isObject(value)) append(errors, validateObject(root, schema, value, path, opts));
   return errors;
 }
 
@@ -219,15 +230,16 @@ function validateObject(
   const properties = (schema["properties"] ?? {}) as Record<string, Schema>;
   const additional = schema["additionalProperties"];
   for (const required of (schema["required"] ?? []) as string[]) {
-    if (!(required in value))
+    if (!Object.hasOwn(value, required))
       errors.push({ path: [...path, required], kind: "required", message: "is required" });
   }
   for (const [key, child] of Object.entries(value)) {
-    const propSchema = properties[key];
+    if (errors.length >= MAX_ERRORS) break;
+    const propSchema = own(properties, key);
     if (propSchema !== undefined) {
-      errors.push(...validateNode(root, propSchema, child, [...path, key], opts));
+      append(errors, validateNode(root, propSchema, child, [...path, key], opts));
     } else if (isObject(additional as Json)) {
-      errors.push(...validateNode(root, additional as Schema, child, [...path, key], opts));
+      append(errors, validateNode(root, additional as Schema, child, [...path, key], opts));
     } else if (
       additional !== true &&
       (schema["properties"] !== undefined || additional === false)

@@ -2,7 +2,8 @@
 // Metacontroller for them, and sync checks they exist with the keys used.
 // Only names, keys and resourceVersions are ever read; never Secret data.
 import type { Spec } from "./api/schema.js";
-import { isObject } from "./config/json.js";
+import { SPEC_BOUNDS } from "./api/bounds.js";
+import { isObject, own } from "./config/json.js";
 
 export interface Reference {
   kind: "Secret" | "ConfigMap";
@@ -140,23 +141,33 @@ function overrideReferences(spec: Spec): Reference[] {
  */
 export function scanReferences(rawSpec: unknown): Reference[] {
   const out: Reference[] = [];
-  const walk = (value: unknown, path: string): void => {
-    if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${path}[${i}]`));
-    if (!isObject(value)) return;
-    for (const [k, v] of Object.entries(value)) {
-      const at = `${path}.${k}`;
-      if (k === "secretKeyRef" && isObject(v) && typeof v["name"] === "string")
-        out.push({ kind: "Secret", name: v["name"], keys: [], path: at });
+  // Iterative and depth-bounded: the spec may be anything the API server stored.
+  const stack: { value: unknown; path: string; depth: number }[] = [
+    { value: rawSpec, path: "spec", depth: 0 },
+  ];
+  while (stack.length > 0 && out.length < MAX_SCANNED) {
+    const { value, path, depth } = stack.pop() as (typeof stack)[number];
+    if (depth > SPEC_BOUNDS.maxDepth || typeof value !== "object" || value === null) continue;
+    const entries: [string, unknown][] = Array.isArray(value)
+      ? value.map((v, i) => [`${path}[${i}]`, v])
+      : Object.keys(value).map((k) => [k, (value as Record<string, unknown>)[k]]);
+    for (const [k, v] of entries.reverse()) {
+      const at = Array.isArray(value) ? k : `${path}.${k}`;
+      const name = isObject(v) ? own(v, "name") : undefined;
+      if (!Array.isArray(value) && k === "secretKeyRef" && typeof name === "string")
+        out.push({ kind: "Secret", name, keys: [], path: at });
       else if ((k === "secretName" || k === "tlsSecretName") && typeof v === "string")
         out.push({ kind: "Secret", name: v, keys: [], path: at });
       else if (k === "configMapName" && typeof v === "string")
         out.push({ kind: "ConfigMap", name: v, keys: [], path: at });
-      else walk(v, at);
+      else stack.push({ value: v, path: at, depth: depth + 1 });
     }
-  };
-  walk(rawSpec, "spec");
+  }
   return out;
 }
+
+/** References /customize reports at most for a spec it cannot parse. */
+const MAX_SCANNED = 256;
 
 /** Names by kind, sorted and unique. */
 export function namesOf(refs: readonly Reference[], kind: Reference["kind"]): string[] {

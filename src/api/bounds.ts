@@ -19,7 +19,11 @@ export interface Shape {
   depth: number;
   nodes: number;
   /** The first bound broken, with where. */
-  problem?: { path: (string | number)[]; detail: string };
+  problem?: {
+    kind: "depth" | "width" | "nodes" | "key";
+    path: (string | number)[];
+    detail: string;
+  };
 }
 
 /** Keys that JavaScript objects treat specially: refused wherever they appear. */
@@ -52,28 +56,30 @@ export function measure(value: unknown, bounds: Bounds): Shape {
     nodes += 1;
     if (level > depth) depth = level;
     if (nodes > maxNodes)
-      return { depth, nodes, problem: { path: [], detail: msg.tooMany(maxNodes) } };
+      return { depth, nodes, problem: { kind: "nodes", path: [], detail: msg.tooMany(maxNodes) } };
     if (typeof current !== "object" || current === null) continue;
     if (level >= bounds.maxDepth)
       return {
         depth,
         nodes,
-        problem: { path: pathOf(index), detail: msg.tooDeep(bounds.maxDepth) },
+        problem: { kind: "depth", path: pathOf(index), detail: msg.tooDeep(bounds.maxDepth) },
       };
-    const entries: [string | number, unknown][] = Array.isArray(current)
-      ? current.map((v, i) => [i, v])
-      : Object.keys(current).map((k) => [k, (current as Record<string, unknown>)[k]]);
-    if (entries.length > bounds.maxEntries)
+    const isArray = Array.isArray(current);
+    const names = isArray ? [] : Object.keys(current);
+    const count = isArray ? current.length : names.length;
+    if (count > bounds.maxEntries)
       return {
         depth,
         nodes,
         problem: {
+          kind: "width",
           path: pathOf(index),
-          detail: msg.tooWide(entries.length, bounds.maxEntries),
+          detail: msg.tooWide(count, bounds.maxEntries),
         },
       };
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i] as [string | number, unknown];
+    for (let i = count - 1; i >= 0; i--) {
+      const key: string | number = isArray ? i : (names[i] as string);
+      const child: unknown = (current as Record<string | number, unknown>)[key];
       const childIndex = values.length;
       values.push(child);
       depths.push(level + 1);
@@ -83,7 +89,7 @@ export function measure(value: unknown, bounds: Bounds): Shape {
         return {
           depth,
           nodes,
-          problem: { path: pathOf(childIndex), detail: msg.forbiddenKey(key) },
+          problem: { kind: "key", path: pathOf(childIndex), detail: msg.forbiddenKey(key) },
         };
       stack.push(childIndex);
     }

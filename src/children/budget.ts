@@ -5,9 +5,7 @@
 // is far tighter than the 1 MiB of a ConfigMap's data or etcd's 1.5 MiB per
 // object, so it is the one checked; it is checked in either apply mode, since
 // the hook cannot tell which one Metacontroller runs.
-import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
-import { CONFIG_FILE } from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 
@@ -22,36 +20,37 @@ export const CHILD_BUDGET = ANNOTATIONS_LIMIT - 24 * 1024;
  */
 export function goJsonBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? "";
-  let escaped = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x3c || c === 0x3e || c === 0x26 || c === 0x2028 || c === 0x2029) escaped += 5;
-  }
-  return Buffer.byteLength(text, "utf8") + escaped;
+  const escaped = text.match(/[<>&\u2028\u2029]/g)?.length ?? 0;
+  return Buffer.byteLength(text, "utf8") + 5 * escaped;
 }
 
 const kib = (bytes: number) => Math.ceil(bytes / 1024);
 
-/** "path (n KiB)" for the biggest parts: follow the biggest entry down while it dominates. */
-export function largestParts(value: unknown, prefix: string): string {
+/**
+ * Where the bytes are: follows the biggest entry down while it holds most of
+ * its parent, then names that part with its size and its three largest entries.
+ */
+export function largestParts(value: unknown): string {
   let node = value;
-  let path = prefix;
+  let path = "";
+  let bytes = goJsonBytes(value);
   for (;;) {
-    const entries = entriesOf(node);
-    if (entries.length === 0) break;
-    const sized = entries.map(([k, v]) => [k, goJsonBytes(v), v] as const);
-    sized.sort((a, b) => b[1] - a[1]);
-    const [key, bytes, child] = sized[0] as (typeof sized)[number];
-    if (bytes * 2 < goJsonBytes(node) || entriesOf(child).length === 0) {
-      return sized
+    const sized = entriesOf(node)
+      .map(([key, child]) => ({ key, child, bytes: goJsonBytes(child) }))
+      .sort((a, b) => b.bytes - a.bytes);
+    const top = sized[0];
+    if (top === undefined) return `${path || "the whole object"} (${kib(bytes)} KiB)`;
+    if (top.bytes * 2 < bytes) {
+      const largest = sized
         .slice(0, 3)
-        .map(([k, b]) => `${join(path, k)} (${kib(b)} KiB)`)
+        .map((e) => `${join("", e.key)} ${kib(e.bytes)} KiB`)
         .join(", ");
+      return `${path || "the whole object"} (${kib(bytes)} KiB in ${sized.length} entries; largest ${largest})`;
     }
-    node = child;
-    path = join(path, key);
+    node = top.child;
+    path = join(path, top.key);
+    bytes = top.bytes;
   }
-  return `${path} (${kib(goJsonBytes(node))} KiB)`;
 }
 
 function entriesOf(value: unknown): [string | number, unknown][] {
@@ -65,23 +64,41 @@ function join(path: string, key: string | number): string {
   return path === "" ? key : `${path}.${key}`;
 }
 
-/** A problem for each child over the budget; the config is reported by its own parts. */
+/** What a ConfigMap adds around its config.yaml (metadata, labels), generously. */
+const CONFIG_MAP_OVERHEAD = 1024;
+
+/** The config's ConfigMap must fit too: checked where the config's parts are still known. */
+export function checkConfigSize(configYaml: string, config: unknown): Problem | undefined {
+  const bytes = goJsonBytes(configYaml) + CONFIG_MAP_OVERHEAD;
+  if (bytes <= CHILD_BUDGET) return undefined;
+  return problem(
+    Reason.ChildTooLarge,
+    "spec",
+    msg.childTooLarge(
+      "The generated config's ConfigMap",
+      kib(bytes),
+      kib(CHILD_BUDGET),
+      `in config.yaml, ${largestParts(config)}`,
+    ),
+  );
+}
+
+/** A problem for each child over the budget. */
 export function checkSizes(children: readonly KubeObject[]): Problem[] {
   const problems: Problem[] = [];
   for (const child of children) {
     const bytes = goJsonBytes(child);
     if (bytes <= CHILD_BUDGET) continue;
-    const name = `${child.kind} ${child.metadata.name}`;
-    const configYaml = (child as { data?: Record<string, string> }).data?.[CONFIG_FILE];
-    const parts =
-      child.kind === "ConfigMap" && configYaml !== undefined
-        ? `in config.yaml, ${largestParts(parse(configYaml) as unknown, "")}`
-        : largestParts(child, "");
     problems.push(
       problem(
         Reason.ChildTooLarge,
-        child.kind === "ConfigMap" ? "spec" : "spec.workload",
-        msg.childTooLarge(name, kib(bytes), kib(CHILD_BUDGET), parts),
+        "spec.workload",
+        msg.childTooLarge(
+          `${child.kind} ${child.metadata.name}`,
+          kib(bytes),
+          kib(CHILD_BUDGET),
+          largestParts(child),
+        ),
       ),
     );
   }

@@ -24,6 +24,7 @@ import {
   dataEnv,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
+import { defined } from "../config/json.js";
 import {
   CONFIG_HASH_ANNOTATION,
   CONTAINER_NAME,
@@ -124,11 +125,6 @@ export const containerSecurityContext: SecurityContext = {
   capabilities: { drop: ["ALL"] },
   runAsNonRoot: true,
 };
-
-/** Only keys with a value: the API server drops empty fields, and what we return must match what it stores. */
-function defined<T extends object>(obj: { [K in keyof T]?: T[K] | undefined }): T {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
-}
 
 export function buildDeployment(input: DeploymentInput): Deployment {
   const volumes: Volume[] = [

@@ -20,9 +20,14 @@
 //      contents the pods already use); any other child cannot be kept.
 //   4. A child that cannot be kept makes the whole answer a 409 naming it:
 //      never a shorter list, since a dropped child is a deleted child.
-import type { ConfigMap, PersistentVolumeClaim } from "kubernetes-types/core/v1.js";
+import type {
+  ConfigMap,
+  PersistentVolumeClaim,
+  PersistentVolumeClaimSpec,
+} from "kubernetes-types/core/v1.js";
+import { z } from "zod";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
-import { isObject } from "../config/json.js";
+import { defined, isObject } from "../config/json.js";
 import { measure } from "../api/bounds.js";
 import { childNames, labelsFor } from "./labels.js";
 import { CHILD_TYPES } from "./types.js";
@@ -143,7 +148,10 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
     return {
       ok: false,
       foreign: false,
-      why: `has a ${LAST_APPLIED_ANNOTATION} annotation nested deeper than anything llsd-hook writes, or with a __proto__ key`,
+      why:
+        shape.problem.kind === "key"
+          ? `has a ${LAST_APPLIED_ANNOTATION} annotation with a __proto__ key, which llsd-hook never writes`
+          : `has a ${LAST_APPLIED_ANNOTATION} annotation nested deeper than anything llsd-hook writes`,
     };
   if (!isObject(value) || !isObject(value["metadata"]))
     return {
@@ -172,6 +180,31 @@ function describe(value: Record<string, unknown>): string {
   return `${text(value["kind"])} ${text(m["namespace"])}/${text(m["name"])}`.slice(0, 200);
 }
 
+const Strings = z.record(z.string(), z.string());
+/** The fields of a live claim that are kept: the ones a claim is created with. */
+const LiveClaim = z.object({
+  spec: z.object({
+    accessModes: z.array(z.string()).max(8).optional(),
+    resources: z.object({ requests: Strings.optional(), limits: Strings.optional() }).optional(),
+    storageClassName: z.string().optional(),
+    volumeMode: z.string().optional(),
+  }),
+});
+/** Only an immutable ConfigMap is sure to hold what the pods were started with. */
+const LiveConfigMap = z.object({
+  immutable: z.literal(true),
+  data: Strings.optional(),
+  binaryData: Strings.optional(),
+});
+
+function claimSpec(spec: z.infer<typeof LiveClaim>["spec"]): PersistentVolumeClaimSpec {
+  const { resources, ...rest } = spec;
+  return defined<PersistentVolumeClaimSpec>({
+    ...rest,
+    resources: resources === undefined ? undefined : defined(resources),
+  });
+}
+
 /** Rule 3: a claim or a content-hashed ConfigMap, rebuilt from what runs. */
 function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefined {
   const metadata = {
@@ -179,33 +212,28 @@ function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefin
     namespace: parent.namespace,
     labels: labelsFor(parent.name),
   };
+  // Shallow shapes, checked before zod walks them; a __proto__ key is never ours.
+  if (measure(observed, { maxDepth: 8, maxEntries: Infinity }).problem !== undefined)
+    return undefined;
   if (observed.kind === "PersistentVolumeClaim") {
-    const spec = (observed as unknown as PersistentVolumeClaim).spec;
-    if (spec === undefined) return undefined;
+    const live = LiveClaim.safeParse(observed);
+    if (!live.success) return undefined;
     const claim: PersistentVolumeClaim = {
       apiVersion: "v1",
       kind: "PersistentVolumeClaim",
       metadata,
-      spec: {
-        ...(spec.accessModes === undefined ? {} : { accessModes: spec.accessModes }),
-        ...(spec.resources === undefined ? {} : { resources: spec.resources }),
-        ...(spec.storageClassName === undefined ? {} : { storageClassName: spec.storageClassName }),
-        ...(spec.volumeMode === undefined ? {} : { volumeMode: spec.volumeMode }),
-      },
+      spec: claimSpec(live.data.spec),
     };
     return claim as KubeObject;
   }
   if (observed.kind === "ConfigMap") {
-    const live = observed as unknown as ConfigMap;
-    // Only an immutable ConfigMap is sure to hold what the pods were started with.
-    if (live.immutable !== true) return undefined;
+    const live = LiveConfigMap.safeParse(observed);
+    if (!live.success) return undefined;
     const configMap: ConfigMap = {
       apiVersion: "v1",
       kind: "ConfigMap",
       metadata,
-      ...(live.data === undefined ? {} : { data: live.data }),
-      ...(live.binaryData === undefined ? {} : { binaryData: live.binaryData }),
-      immutable: true,
+      ...defined<Pick<ConfigMap, "data" | "binaryData" | "immutable">>(live.data),
     };
     return configMap as KubeObject;
   }

@@ -32,7 +32,7 @@ function canonicalNode(value: Json, preferred: readonly string[] = []): Json {
   if (Array.isArray(value)) return value.map((v) => canonicalNode(v));
   if (!isObject(value)) return value;
   const out: JsonObject = {};
-  const isProvider = "provider_id" in value && "provider_type" in value;
+  const isProvider = Object.hasOwn(value, "provider_id") && Object.hasOwn(value, "provider_type");
   for (const key of ordered(Object.keys(value), isProvider ? PROVIDER_ORDER : preferred)) {
     const child = value[key];
     if (child === undefined) continue;

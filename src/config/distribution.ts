@@ -3,6 +3,7 @@ import type { Distribution } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { Catalog } from "./catalog.js";
+import { own } from "./json.js";
 
 export interface ResolvedDistribution {
   /** The distribution name, or undefined for a custom image. */
@@ -19,7 +20,7 @@ export function resolveDistribution(
   if (dist.image !== undefined)
     return { ok: true, value: { name: undefined, release: undefined, image: dist.image } };
   const name = dist.name ?? "";
-  const images = catalog.images[name];
+  const images = own(catalog.images, name);
   if (images === undefined) {
     return {
       ok: false,
@@ -30,9 +31,10 @@ export function resolveDistribution(
       ),
     };
   }
-  const shipped = catalog.releases.filter((r) => images[r] !== undefined);
+  const shipped = catalog.releases.filter((r) => own(images, r) !== undefined);
   const release = dist.release ?? shipped[0];
-  if (release === undefined || images[release] === undefined) {
+  const image = release === undefined ? undefined : own(images, release);
+  if (release === undefined || image === undefined) {
     return {
       ok: false,
       problem: problem(
@@ -42,5 +44,5 @@ export function resolveDistribution(
       ),
     };
   }
-  return { ok: true, value: { name, release, image: images[release] } };
+  return { ok: true, value: { name, release, image } };
 }

@@ -20,6 +20,7 @@ import { applyResources, countResources } from "./resources.js";
 import { RUNTIME_ENV_NAMES } from "./runtime.js";
 import { findCollisions, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
+import { checkConfigSize } from "../children/budget.js";
 import { applyStorage } from "./storage.js";
 
 export interface GenerateInput {
@@ -158,6 +159,8 @@ export function generateConfig(input: GenerateInput): Result<GeneratedConfig> {
 
   if (problems.length > 0) return { ok: false, problems, warnings };
   const configYaml = toCanonicalYaml(config);
+  const tooLarge = checkConfigSize(configYaml, config);
+  if (tooLarge !== undefined) return { ok: false, problems: [tooLarge], warnings };
   const unique = new Map(secretEnv.map((s) => [s.name, s]));
   return {
     ok: true,

@@ -9,6 +9,19 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `obj[key]` only if it is the object's own property: a user's key such as
+ * `constructor` or `toString` must never find what every object inherits.
+ */
+export function own<T>(obj: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+/** Only keys with a value: the API server drops empty fields, and what we return must match what it stores. */
+export function defined<T extends object>(obj: { [K in keyof T]?: T[K] | undefined }): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
+
 /** A deep copy that shares nothing with its input. */
 export function clone<T extends Json>(value: T): T {
   return structuredClone(value);
@@ -22,7 +35,7 @@ export function deepMerge(base: Json, over: Json): Json {
   if (!isObject(base) || !isObject(over)) return clone(over);
   const out: JsonObject = clone(base);
   for (const [key, value] of Object.entries(over)) {
-    const prior = out[key];
+    const prior = own(out, key);
     out[key] = prior === undefined ? clone(value) : deepMerge(prior, value);
   }
   return out;

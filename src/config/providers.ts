@@ -8,7 +8,7 @@ import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { ProviderTypeInfo, ReleaseData } from "./catalog.js";
 import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";
-import { clone, deepMerge, isObject, type Json, type JsonObject } from "./json.js";
+import { clone, deepMerge, isObject, own, type Json, type JsonObject } from "./json.js";
 import { fieldsOf, validateAgainstSchema } from "../jsonschema.js";
 import { providerEnvName, type SecretBinding } from "./secrets.js";
 
@@ -48,9 +48,9 @@ export function resolveProviderType(
   provider: string,
   registry: Record<string, ProviderTypeInfo>,
 ): string | undefined {
-  if (provider.includes("::")) return provider in registry ? provider : undefined;
+  if (provider.includes("::")) return Object.hasOwn(registry, provider) ? provider : undefined;
   for (const prefix of ["remote::", "inline::"]) {
-    if (`${prefix}${provider}` in registry) return `${prefix}${provider}`;
+    if (Object.hasOwn(registry, `${prefix}${provider}`)) return `${prefix}${provider}`;
   }
   return undefined;
 }
@@ -89,7 +89,7 @@ function mapEntry(
   const envName = (field: string) => providerEnvName(api, ctx.single ? undefined : id, field);
 
   const set = (field: string, value: Json, origin: string) => {
-    const prior = origins[field];
+    const prior = own(origins, field);
     if (prior !== undefined) {
       problems.push(problem(Reason.FieldMappingFailed, origin, msg.fieldSetTwice(field, prior)));
       return;
@@ -129,7 +129,7 @@ function mapEntry(
       );
   }
   for (const field of Object.keys(entry.secretRefs ?? {}).sort()) {
-    const ref = entry.secretRefs?.[field];
+    const ref = own(entry.secretRefs, field);
     if (ref === undefined) continue;
     const path = `${specPath}.secretRefs.${field}`;
     if (!fields.includes(field)) {
@@ -148,7 +148,7 @@ function mapEntry(
     });
   }
   for (const field of Object.keys(entry.settings ?? {}).sort()) {
-    const value = (entry.settings?.[field] ?? null) as Json;
+    const value = (own(entry.settings, field) ?? null) as Json;
     const path = `${specPath}.settings.${field}`;
     if (info.credentialFields.includes(field) && isLiteralSecret(value)) {
       problems.push(problem(Reason.SecretInSettings, path, msg.secretInSettings(field)));
@@ -172,7 +172,7 @@ export function declareProviders(
   const warnings: Problem[] = [];
   const validApis = release.apis.providable.map(specKeyOf);
   for (const specKey of Object.keys(providers ?? {}).sort()) {
-    const entries = providers?.[specKey];
+    const entries = own(providers, specKey);
     if (entries === undefined) continue;
     const api = release.apis.providable.find((a) => specKeyOf(a) === specKey);
     if (api === undefined) {
@@ -181,12 +181,12 @@ export function declareProviders(
         problem(
           Reason.UnknownApi,
           `spec.providers.${specKey}`,
-          msg.unknownApi(specKey, release.release, validApis, API_HINTS[snake]),
+          msg.unknownApi(specKey, release.release, validApis, own(API_HINTS, snake)),
         ),
       );
       continue;
     }
-    const registry = release.providers[api] ?? {};
+    const registry = own(release.providers, api) ?? {};
     entries.forEach((entry, index) => {
       const type = resolveProviderType(entry.provider, registry);
       const path = `spec.providers.${specKey}[${index}].provider`;
@@ -286,7 +286,7 @@ export function validateProviderConfig(
   return errors.map((e) => {
     const [field, ...rest] = e.path.map(String);
     const fieldName = field ?? "";
-    const origin = declared.origins[fieldName];
+    const origin = own(declared.origins, fieldName);
     const where =
       origin === undefined
         ? declared.specPath

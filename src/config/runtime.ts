@@ -35,7 +35,7 @@ export const RUNTIME_ENV_NAMES: readonly string[] = [
 
 /** Env var names spec.workload.overrides.env may not set (the data paths it may). */
 export function isReservedEnvName(name: string): boolean {
-  return name in CONFIG_ENV || name === PORT_ENV || name.startsWith("LLSD_");
+  return Object.hasOwn(CONFIG_ENV, name) || name === PORT_ENV || name.startsWith("LLSD_");
 }
 
 export const TLS_FILES = {

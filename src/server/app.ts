@@ -5,22 +5,34 @@ import { timingSafeEqual } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { CustomizeRequest, SyncRequest } from "../api/hook.js";
+import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/hook.js";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
+import { own } from "../config/json.js";
 import { customize } from "../customize.js";
 import { sync } from "../sync.js";
 import { memoize } from "./memo.js";
 
-export const BODY_LIMIT = "32mb";
+/**
+ * The default limit of a request body (README "Operations" has the sizing): a
+ * parent is at most 1.5 MiB (etcd), each child stays under the annotation
+ * budget, so a real request is far smaller; parsing costs up to ~30× the body
+ * in memory (npm run bench), which must fit the hook's 384 MiB with the cache.
+ */
+export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+/** Bytes the generation cache may hold (README "Operations"). */
+export const CACHE_BYTES = 48 * 1024 * 1024;
 
 export interface AppOptions {
   catalog: Catalog;
   logger: Logger;
   /** The clock; injectable for tests. */
   now?: () => Date;
-  /** Entries kept by the generation cache. */
-  cacheSize?: number;
+  /** Bytes the generation cache may hold (default CACHE_BYTES). */
+  cacheBytes?: number;
+  /** The largest request body accepted (default BODY_LIMIT_BYTES). */
+  bodyLimitBytes?: number;
   /** When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16). */
   bearerToken?: string;
 }
@@ -43,10 +55,24 @@ function badRequest(res: Response, error: z.ZodError): void {
   });
 }
 
+/** Fixed texts for body-parser's errors (its own messages may quote the request). */
+const bodyErrors: Readonly<Record<string, string>> = {
+  "charset.unsupported": "unsupported charset: send the body as JSON in UTF-8",
+  "encoding.unsupported":
+    "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
+  zlib: "the compressed body could not be decompressed; check its Content-Encoding",
+  "request.aborted": "the request was aborted before its body was complete",
+  "request.size.invalid": "the request body does not match its Content-Length",
+};
+
 export function createApp(options: AppOptions): express.Express {
   const { catalog, logger } = options;
   const now = options.now ?? (() => new Date());
-  const generate = memoize(generateConfig, options.cacheSize ?? 512);
+  const generate = memoize(generateConfig, {
+    maxBytes: options.cacheBytes ?? CACHE_BYTES,
+    // Strings may be held two bytes a character; a fixed overhead per entry.
+    sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
+  });
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -75,7 +101,19 @@ export function createApp(options: AppOptions): express.Express {
     }
     next();
   };
-  const json = express.json({ limit: BODY_LIMIT, strict: true });
+  // Not strict: a body that is JSON but not an object gets its own message below.
+  const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
+  const json = express.json({ limit: bodyLimit, strict: false });
+  const requireObject = (req: Request, res: Response, next: NextFunction) => {
+    const body: unknown = req.body;
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      res.status(400).json({
+        error: `the request body must be a JSON object (a Metacontroller hook request), not ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body}`,
+      });
+      return;
+    }
+    next();
+  };
   const expected =
     options.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${options.bearerToken}`);
   const authorize = (req: Request, res: Response, next: NextFunction) => {
@@ -95,7 +133,7 @@ export function createApp(options: AppOptions): express.Express {
     res.json({ status: "ok", releases: catalog.releases });
   });
 
-  app.post("/sync", authorize, requireJson, json, (req, res) => {
+  app.post("/sync", authorize, requireJson, json, requireObject, (req, res) => {
     const parsed = SyncRequest.safeParse(req.body);
     if (!parsed.success) return badRequest(res, parsed.error);
     const { parent } = parsed.data;
@@ -124,12 +162,23 @@ export function createApp(options: AppOptions): express.Express {
     res.status(200).json(outcome.response);
   });
 
-  app.post("/customize", authorize, requireJson, json, (req, res) => {
+  app.post("/customize", authorize, requireJson, json, requireObject, (req, res) => {
     const parsed = CustomizeRequest.safeParse(req.body);
     if (!parsed.success) return badRequest(res, parsed.error);
     const { parent } = parsed.data;
     res.locals["log"] = { parent: `${parent.metadata.namespace}/${parent.metadata.name}` };
-    res.status(200).json(customize(parsed.data));
+    let answer: CustomizeResponse;
+    try {
+      answer = customize(parsed.data);
+    } catch (err) {
+      // /customize always answers 200: without related objects, sync reports what is missing.
+      logger.error(
+        { err: { message: (err as Error).message } },
+        "customize failed; answered no related objects",
+      );
+      answer = { relatedResources: [] };
+    }
+    res.status(200).json(answer);
   });
 
   app.use((_req, res) => {
@@ -142,7 +191,13 @@ export function createApp(options: AppOptions): express.Express {
   // hold Secret data, so only a fixed text (and the error position) goes out.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     void _next;
-    const e = err as { type?: string; status?: number; message?: string; stack?: string };
+    const e = err as {
+      type?: string;
+      code?: string;
+      status?: number;
+      message?: string;
+      stack?: string;
+    };
     if (e.type === "entity.parse.failed") {
       const at = /position (\d+)/.exec(e.message ?? "")?.[1];
       res
@@ -151,7 +206,16 @@ export function createApp(options: AppOptions): express.Express {
       return;
     }
     if (e.type === "entity.too.large") {
-      res.status(413).json({ error: `request body larger than ${BODY_LIMIT}` });
+      res.status(413).json({
+        error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section`,
+      });
+      return;
+    }
+    const known =
+      own(bodyErrors, e.type ?? "") ??
+      (e.code?.startsWith("Z_") === true ? bodyErrors["zlib"] : undefined);
+    if (known !== undefined) {
+      res.status(typeof e.status === "number" ? e.status : 400).json({ error: known });
       return;
     }
     if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {

@@ -5,14 +5,25 @@
 //   TLS_CERT_FILE, TLS_KEY_FILE   serve HTTPS with this certificate (reloaded when the files change)
 //   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
 //   LOG_LEVEL              pino level (info)
+//   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
+//   CACHE_MIB              what the generation cache may hold (48)
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import { pino } from "pino";
-import { createApp } from "./app.js";
+import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
 import { imageOverridesFromEnv, loadCatalog } from "./catalog.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
+
+function mebibytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name}=${text} is not a positive number of MiB`);
+  return Math.round(value * 2 ** 20);
+}
 
 function readToken(file: string | undefined): string | undefined {
   if (file === undefined || file === "") return undefined;
@@ -53,6 +64,8 @@ function main(): void {
   const app = createApp({
     catalog,
     logger,
+    bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
+    cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
     ...(token === undefined ? {} : { bearerToken: token }),
   });
   const certFile = env["TLS_CERT_FILE"];
@@ -63,6 +76,11 @@ function main(): void {
     certFile !== undefined && keyFile !== undefined
       ? tlsServer(app, certFile, keyFile)
       : http.createServer(app);
+  // Metacontroller's hook calls time out after 10 s by default: a request that
+  // has not arrived by these limits is a stalled client, whose buffered body
+  // would otherwise be held for Node's default of 300 s.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   const port = Number(env["PORT"] ?? "8080");
   server.listen(port, () =>
     logger.info(

@@ -3,12 +3,16 @@ import { expect } from "chai";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import request from "supertest";
-import { createApp } from "../../../src/server/app.js";
+import { BODY_LIMIT_BYTES, createApp } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/server/catalog.js";
 import { buildRequest, loadCases } from "../../golden/harness.js";
 import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
 
 const catalog = loadCatalog();
+
+function appOptions() {
+  return { catalog, logger: pino({ level: "silent" }) };
+}
 
 function appWithLogs() {
   const lines: string[] = [];
@@ -59,27 +63,54 @@ describe("HTTP edge", () => {
     expect(res.body.status.conditions[0].lastTransitionTime).to.equal("2026-11-01T12:00:00Z");
   });
 
-  it("POST /sync with a 10 MiB request (large related objects) answers 200", async () => {
+  const bulkRequest = (mib: number) =>
+    JSON.stringify(
+      syncRequest(minimalSpec, {
+        related: [
+          ...canarySecrets(),
+          ...Array.from({ length: mib }, (_, i) => ({
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: `bulk-${i}`, namespace: "default", resourceVersion: "1" },
+            data: { blob: "x".repeat(1024 * 1024 - 512) },
+          })),
+        ],
+      }),
+    );
+
+  it("POST /sync with a request just under the body limit (large related objects) answers 200", async () => {
     const { app } = appWithLogs();
-    const big = syncRequest(minimalSpec, {
-      related: [
-        ...canarySecrets(),
-        ...Array.from({ length: 10 }, (_, i) => ({
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: `bulk-${i}`, namespace: "default", resourceVersion: "1" },
-          data: { blob: "x".repeat(1024 * 1024) },
-        })),
-      ],
-    });
-    const body = JSON.stringify(big);
-    expect(body.length).to.be.greaterThan(10 * 1024 * 1024);
+    const body = bulkRequest(BODY_LIMIT_BYTES / 2 ** 20 - 1);
+    expect(body.length).to.be.greaterThan(BODY_LIMIT_BYTES - 2 ** 20 - 1);
+    expect(body.length).to.be.lessThan(BODY_LIMIT_BYTES);
     const res = await request(app)
       .post("/sync")
       .set("content-type", "application/json")
       .send(body)
       .expect(200);
     expect(res.body.status.phase).to.equal("Pending");
+  });
+
+  it("a body over the limit is a 413 that names the limit and where it is documented", async () => {
+    const { app } = appWithLogs();
+    const res = await request(app)
+      .post("/sync")
+      .set("content-type", "application/json")
+      .send(bulkRequest(BODY_LIMIT_BYTES / 2 ** 20 + 1))
+      .expect(413);
+    expect(res.body.error).to.equal(
+      "request body larger than 4 MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section",
+    );
+  });
+
+  it("a smaller body limit can be configured", async () => {
+    const app = createApp({ ...appOptions(), bodyLimitBytes: 2 ** 20 });
+    const res = await request(app)
+      .post("/sync")
+      .set("content-type", "application/json")
+      .send(bulkRequest(2))
+      .expect(413);
+    expect(res.body.error).to.match(/^request body larger than 1 MiB/);
   });
 
   it("invalid JSON is a 400 that does not echo the body", async () => {

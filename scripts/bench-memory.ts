@@ -1,0 +1,128 @@
+// The memory rows of npm run bench (README "Operations"): the real server
+// (src/server/main.ts) in its own process, its resident memory read from
+// /proc after each phase. Figures, not assertions:
+//   1. idle;
+//   2. after N distinct large requests (each with ~0.9 MB of model metadata,
+//      the shape that filled a count-bounded cache): the cache is bounded by bytes;
+//   3. peak while parsing one request of the largest accepted size, made of the
+//      smallest JSON objects (the worst amplification), and with that, the
+//      amplification factor the body limit is chosen from.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { BODY_LIMIT_BYTES, CACHE_BYTES } from "../src/server/app.js";
+
+const MiB = 2 ** 20;
+
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: (kb("VmRSS") * 1024) / MiB, peak: (kb("VmHWM") * 1024) / MiB };
+}
+
+function post(port: number, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/sync",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function parent(spec: unknown, related: unknown = {}): string {
+  return JSON.stringify({
+    parent: {
+      apiVersion: "llamastack.io/v1alpha2",
+      kind: "LlamaStackDistribution",
+      metadata: { name: "llama", namespace: "default", generation: 1, uid: "u" },
+      spec,
+    },
+    children: {},
+    related,
+  });
+}
+
+/** ~0.9 MB of model metadata, different for each i. */
+function heavySpec(i: number): unknown {
+  const models = Array.from({ length: 200 }, (_, m) => ({
+    name: `model-${i}-${m}`,
+    provider: "vllm",
+    metadata: { description: `${i}-${m} `.repeat(550) },
+  }));
+  return {
+    distribution: { name: "starter" },
+    providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
+    resources: { models },
+  };
+}
+
+/** A body just under the limit made of tiny objects: a related Secret with many small keys. */
+function worstBody(limit: number): string {
+  const head = parent({ distribution: { name: "starter" } }).slice(0, -"{}}".length);
+  const keys: string[] = [];
+  let size = head.length + 200;
+  for (let i = 0; size < limit - 64; i++) {
+    const entry = `"k${i}":"a"`;
+    keys.push(entry);
+    size += entry.length + 1;
+  }
+  return `${head}{"Secret.v1":{"default/big":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"big","namespace":"default"},"data":{${keys.join(",")}}}}}}`;
+}
+
+export async function benchMemory(distinct = 300): Promise<void> {
+  const port = 18000 + Math.floor(Math.random() * 2000);
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent" },
+    stdio: "ignore",
+  });
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        await post(port, "{}");
+        break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const pid = child.pid as number;
+    const idle = memoryOf(pid);
+    console.log(
+      `\nmemory of the hook process (cache bound ${CACHE_BYTES / MiB} MiB, body limit ${BODY_LIMIT_BYTES / MiB} MiB)`,
+    );
+    console.log(`  idle                                          rss ${idle.rss.toFixed(0)} MiB`);
+    const sample = parent(heavySpec(0));
+    for (let i = 0; i < distinct; i++) {
+      const status = await post(port, parent(heavySpec(i)));
+      if (status !== 200) throw new Error(`heavy request ${i} answered ${status}`);
+    }
+    const heavy = memoryOf(pid);
+    console.log(
+      `  after ${distinct} distinct ${(sample.length / 1e6).toFixed(2)} MB requests          rss ${heavy.rss.toFixed(0)} MiB, peak ${heavy.peak.toFixed(0)} MiB`,
+    );
+    const body = worstBody(BODY_LIMIT_BYTES);
+    const before = memoryOf(pid);
+    const status = await post(port, body);
+    const after = memoryOf(pid);
+    const grew = after.peak - before.rss;
+    console.log(
+      `  one ${(body.length / MiB).toFixed(1)} MiB body of tiny objects (answered ${status})  peak ${after.peak.toFixed(0)} MiB: +${grew.toFixed(0)} MiB over rss, ${(grew / (body.length / MiB)).toFixed(0)}× the body`,
+    );
+  } finally {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  }
+}
+
+if (process.argv[1]?.endsWith("bench-memory.ts")) await benchMemory();

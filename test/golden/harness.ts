@@ -43,6 +43,11 @@ export interface PriorState {
   rolledOut?: boolean;
   /** Apply the hook's children without Metacontroller's last-applied annotation. */
   withoutLastApplied?: boolean;
+  /**
+   * Edits by someone with `edit` on the children, after Metacontroller applied
+   * them: "Kind/name" → the new last-applied annotation text, or null to remove it.
+   */
+  lastAppliedEdits?: Record<string, string | null>;
 }
 
 export interface CaseFile {
@@ -55,6 +60,8 @@ export interface CaseFile {
   configMaps?: Record<string, string[] | RelatedSpec>;
   /** Earlier states, applied in order; their children are what Metacontroller observes now. */
   observed?: PriorState[];
+  /** Objects a user labelled with the parent's controller-uid, which Metacontroller adopted. */
+  adopted?: KubeObject[];
 }
 
 export interface GoldenCase {
@@ -226,6 +233,14 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
         }),
       );
     }
+    for (const [id, text] of Object.entries(prior.lastAppliedEdits ?? {})) {
+      const child = next.get(id);
+      if (child === undefined) throw new Error(`lastAppliedEdits: no child ${id}`);
+      const annotations = { ...(child.metadata.annotations ?? {}) };
+      if (text === null) delete annotations[LAST_APPLIED_ANNOTATION];
+      else annotations[LAST_APPLIED_ANNOTATION] = text;
+      next.set(id, { ...child, metadata: { ...child.metadata, annotations } });
+    }
     children = next;
     status = outcome.response.status;
   }
@@ -236,7 +251,7 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
       metadata: { name: "llsd-hook" },
     },
     parent: parentOf(c, c.spec, c.generation ?? (c.observed?.length ?? 0) + 1, status),
-    children: toMap([...children.values()], format, CHILD_GROUPS),
+    children: toMap([...children.values(), ...(c.adopted ?? [])], format, CHILD_GROUPS),
     related: toMap(relatedObjects(c, namespace), format, ["Secret.v1", "ConfigMap.v1"]),
     finalizing: false,
   });

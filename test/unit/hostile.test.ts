@@ -1,0 +1,379 @@
+// Hostile and heavy input: children whose annotations anyone with `edit` can
+// rewrite, objects Metacontroller adopted, specs nested or wide enough to
+// overflow a recursive walk, and the HTTP edge's answers to malformed bodies.
+import { expect } from "chai";
+import fc from "fast-check";
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { pino } from "pino";
+import supertest from "supertest";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
+import { isOwnedName } from "../../src/children/keep.js";
+import { CHILD_TYPES } from "../../src/children/types.js";
+import { createApp } from "../../src/server/app.js";
+import { loadCatalog } from "../../src/server/catalog.js";
+import { sync } from "../../src/sync.js";
+import { syncContext } from "../golden/harness.js";
+import { applyAll, request, syncOk } from "./arbitraries.js";
+
+const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+
+const runningSpec = {
+  distribution: { name: "starter" },
+  providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
+  workload: { storage: { size: "10Gi" } },
+  networking: { expose: { enabled: true, hostname: "llama.example.com" } },
+};
+/** Every kind of child at once: ConfigMap, Deployment, Service, ServiceAccount, PVC, Ingress. */
+const running = applyAll(syncOk(request(runningSpec)));
+
+const edits = {
+  /** Still valid, config changed: the previous ConfigMap must be kept while the rollout runs. */
+  rollout: {
+    ...runningSpec,
+    providers: { inference: [{ provider: "vllm", endpoint: "http://vllm-2:8000/v1" }] },
+  },
+  /** Storage removed: the claim must be kept. */
+  storageRemoved: { ...runningSpec, workload: {} },
+  /** Invalid: every child must be kept. */
+  invalid: {
+    ...runningSpec,
+    providers: { inference: [{ provider: "vllm" }, { provider: "ollama" }] },
+  },
+} as const;
+
+const namespaces = fc.constantFrom("default", "kube-system", "other");
+const kinds = fc.constantFrom(
+  ...CHILD_TYPES.map((t) => ({ apiVersion: t.apiVersion, kind: t.kind })),
+  { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding" },
+  { apiVersion: "v1", kind: "Secret" },
+  { apiVersion: "v1", kind: "Pod" },
+);
+const names = fc.oneof(
+  fc.constantFrom("llama", "llama-service", "llama-pvc", "llama-config-0123456789", "llama-sa"),
+  fc.string({ maxLength: 30 }),
+);
+
+/** A forged annotation: another object, the same object, or any JSON at all. */
+const annotation = (child: KubeObject) =>
+  fc.oneof(
+    fc.record({ kind: kinds, namespace: namespaces, name: names }).map((f) =>
+      JSON.stringify({
+        apiVersion: f.kind.apiVersion,
+        kind: f.kind.kind,
+        metadata: { name: f.name, namespace: f.namespace },
+        spec: { forged: true },
+      }),
+    ),
+    fc.constant(
+      JSON.stringify({
+        apiVersion: child.apiVersion,
+        kind: child.kind,
+        metadata: { name: child.metadata.name, namespace: "default" },
+        data: { forged: "but same identity" },
+      }),
+    ),
+    fc.json({ maxDepth: 4 }),
+    fc.string({ maxLength: 40 }),
+    fc.constant(null),
+  );
+
+/** Each running child unchanged, with a forged annotation, or without one. */
+const tampered = fc.tuple(
+  ...running.map((child) =>
+    fc.option(annotation(child), { nil: undefined }).map((text): KubeObject => {
+      if (text === undefined) return child;
+      const annotations = { ...(child.metadata.annotations ?? {}) };
+      if (text === null) delete annotations[LAST_APPLIED_ANNOTATION];
+      else annotations[LAST_APPLIED_ANNOTATION] = text;
+      return { ...child, metadata: { ...child.metadata, annotations } };
+    }),
+  ),
+);
+
+/** Objects a user labelled with the parent's controller-uid, adopted by Metacontroller. */
+const adopted = fc.array(
+  fc.record({ kind: kinds, namespace: namespaces, name: names }).map((f): KubeObject => ({
+    apiVersion: f.kind.apiVersion,
+    kind: f.kind.kind,
+    metadata: {
+      name: f.name || "x",
+      namespace: f.namespace,
+      labels: { "controller-uid": "uid-parent" },
+      annotations: {
+        [LAST_APPLIED_ANNOTATION]: JSON.stringify({
+          apiVersion: f.kind.apiVersion,
+          kind: f.kind.kind,
+          metadata: { name: f.name || "x", namespace: f.namespace },
+        }),
+      },
+    },
+  })),
+  { maxLength: 2 },
+);
+
+const id = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
+
+describe("hostile children (property tests)", () => {
+  it("whatever the annotations say, every object answered is one of this parent's children, and none observed is dropped where it must be kept", () => {
+    fc.assert(
+      fc.property(
+        tampered,
+        adopted,
+        fc.constantFrom(...(Object.keys(edits) as (keyof typeof edits)[])),
+        (children, extra, edit) => {
+          const observed = [...children, ...extra];
+          const req = request(edits[edit], { children: observed, generation: 2 });
+          const out = sync(req, "2026-11-01T12:00:00Z", syncContext());
+          if (out.kind === "conflict") {
+            expect(out.message).to.match(/^\S+ \S+\/\S* /);
+            return;
+          }
+          const answered = out.response.children;
+          for (const o of answered) {
+            const declared = CHILD_TYPES.find((t) => t.kind === o.kind);
+            expect(declared?.apiVersion, id(o)).to.equal(o.apiVersion);
+            expect(o.metadata.namespace, id(o)).to.equal("default");
+            expect(isOwnedName(o.kind, o.metadata.name, "llama"), id(o)).to.equal(true);
+          }
+          const ids = new Set(answered.map(id));
+          const mustKeep = observed.filter(
+            (o) =>
+              edit === "invalid" ||
+              (o.kind === "PersistentVolumeClaim" && o.metadata.name === "llama-pvc"),
+          );
+          for (const o of mustKeep) expect(ids.has(id(o)), `${id(o)} was dropped`).to.equal(true);
+          if (edit === "rollout") {
+            const old = running.find((c) => c.kind === "ConfigMap");
+            expect(ids.has(id(old as KubeObject)), "the ConfigMap the pods mount").to.equal(true);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** JSON text nested `depth` levels (built as text: JSON.stringify itself overflows). */
+function nested(depth: number, arrays: boolean): string {
+  return arrays
+    ? `${"[".repeat(depth)}1${"]".repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+}
+
+function wide(keys: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < keys; i++) parts.push(`"k${i}":${i}`);
+  return `{${parts.join(",")}}`;
+}
+
+const PARENT = (spec: string, metadataExtra = "", status = "") =>
+  `{"apiVersion":"llamastack.io/v1alpha2","kind":"LlamaStackDistribution","metadata":{"name":"llama","namespace":"default","generation":1${metadataExtra}},"spec":${spec}${status}}`;
+
+/** Where a deep or wide value goes in a request, as text. */
+const placements: Record<string, (value: string) => { path: string; body: string }> = {
+  settings: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"providers":{"inference":[{"provider":"vllm","settings":{"network":${v}}}]}}`)}}`,
+  }),
+  modelMetadata: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"providers":{"inference":[{"provider":"vllm"}]},"resources":{"models":[{"name":"m","metadata":{"x":${v}}}]}}`)}}`,
+  }),
+  unknownSpecField: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"x":${v}}`)}}`,
+  }),
+  parentMetadata: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`, `,"x":${v}`)}}`,
+  }),
+  parentStatus: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`, "", `,"status":${v}`)}}`,
+  }),
+  childField: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"x":1}`)},"children":{"ConfigMap.v1":{"default/llama-config-0123456789":{"apiVersion":"v1","kind":"ConfigMap","immutable":true,"metadata":{"name":"llama-config-0123456789","namespace":"default"},"data":${v}}}}}`,
+  }),
+  childAnnotation: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"x":1}`)},"children":{"Service.v1":{"default/llama-service":{"apiVersion":"v1","kind":"Service","metadata":{"name":"llama-service","namespace":"default","annotations":{"${LAST_APPLIED_ANNOTATION}":${JSON.stringify(v)}}}}}}}`,
+  }),
+  relatedData: (v) => ({
+    path: "/sync",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`)},"related":{"Secret.v1":{"default/s":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"default"},"data":${v}}}}}`,
+  }),
+  customizeSpec: (v) => ({
+    path: "/customize",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"overrideConfig":{"configMapName":"c"},"x":${v}}`)}}`,
+  }),
+  customizeMetadata: (v) => ({
+    path: "/customize",
+    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`, `,"x":${v}`)}}`,
+  }),
+};
+
+/** Where the placements that put the value in the spec report it. */
+const SPEC_PATHS: Record<string, string> = {
+  settings: "spec.providers.inference[0].settings.network",
+  modelMetadata: "spec.resources.models[0].metadata.x",
+  unknownSpecField: "spec.x",
+};
+
+/** The API server's own limit on a request body (3 MiB): nothing larger can be stored. */
+const API_SERVER_LIMIT = 3 * 1024 * 1024;
+
+describe("deep and wide input (bounded fuzz)", function () {
+  this.timeout(300_000);
+
+  it("never a 500 and never a crash, up to the API server's 3 MiB; a spec problem is named by its field", async () => {
+    const shapes = fc.oneof(
+      fc.record({
+        kind: fc.constant("deep" as const),
+        n: fc.integer({ min: 1, max: 200_000 }),
+        arrays: fc.boolean(),
+      }),
+      fc.record({
+        kind: fc.constant("wide" as const),
+        n: fc.integer({ min: 1, max: 150_000 }),
+        arrays: fc.constant(false),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        shapes,
+        fc.constantFrom(...Object.keys(placements)),
+        async (shape, where) => {
+          const value = shape.kind === "deep" ? nested(shape.n, shape.arrays) : wide(shape.n);
+          const { path, body } = (
+            placements[where] as (v: string) => { path: string; body: string }
+          )(value);
+          fc.pre(body.length <= API_SERVER_LIMIT);
+          const res = await supertest(app)
+            .post(path)
+            .set("content-type", "application/json")
+            .send(body);
+          expect(
+            [200, 400, 409],
+            `${where} ${shape.kind} ${shape.n}: ${res.status} ${res.text.slice(0, 300)}`,
+          ).to.include(res.status);
+          if (path === "/customize") expect(res.status).to.equal(200);
+          const bounded = SPEC_PATHS[where];
+          const outOfBounds = shape.kind === "deep" ? shape.n > 24 : shape.n > 1024;
+          if (bounded !== undefined && outOfBounds) {
+            expect(res.status).to.equal(200);
+            const validation = (
+              res.body.status.conditions as { type: string; status: string; message: string }[]
+            ).find((c) => c.type === "ValidationSucceeded");
+            expect(validation?.status).to.equal("False");
+            expect(validation?.message.startsWith(bounded), validation?.message).to.equal(true);
+          }
+        },
+      ),
+      { numRuns: 60, seed: 20261123 },
+    );
+  });
+});
+
+/** POSTs raw bytes (supertest would re-encode a Buffer sent as JSON). */
+async function rawPost(
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): Promise<{ status: number; body: unknown }> {
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, path, method: "POST", headers },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  } finally {
+    server.close();
+  }
+}
+
+describe("HTTP edge: malformed bodies get a message that says what to fix", () => {
+  const rows: {
+    name: string;
+    headers: Record<string, string>;
+    body: string | Buffer;
+    status: number;
+    error: string;
+  }[] = [
+    {
+      name: "a null body",
+      headers: { "content-type": "application/json" },
+      body: "null",
+      status: 400,
+      error: "the request body must be a JSON object (a Metacontroller hook request), not null",
+    },
+    {
+      name: "an array body",
+      headers: { "content-type": "application/json" },
+      body: "[]",
+      status: 400,
+      error: "the request body must be a JSON object (a Metacontroller hook request), not an array",
+    },
+    {
+      name: "an unsupported charset",
+      headers: { "content-type": "application/json; charset=latin-9" },
+      body: "{}",
+      status: 415,
+      error: "unsupported charset: send the body as JSON in UTF-8",
+    },
+    {
+      name: "an unknown content encoding",
+      headers: { "content-type": "application/json", "content-encoding": "x-zip" },
+      body: "{}",
+      status: 415,
+      error:
+        "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
+    },
+    {
+      name: "a corrupt gzip body",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: Buffer.concat([gzipSync("{}").subarray(0, 10), Buffer.from("garbage")]),
+      status: 400,
+      error: "the compressed body could not be decompressed; check its Content-Encoding",
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, async () => {
+      const res = await rawPost("/sync", row.headers, row.body);
+      expect(res.status).to.equal(row.status);
+      expect(res.body).to.deep.equal({ error: row.error });
+    });
+  }
+
+  it("a valid gzip body is read", async () => {
+    const res = await rawPost(
+      "/customize",
+      { "content-type": "application/json", "content-encoding": "gzip" },
+      gzipSync(
+        `{"parent":${PARENT('{"distribution":{"name":"starter"},"overrideConfig":{"configMapName":"c"}}')}}`,
+      ),
+    );
+    expect(res).to.deep.equal({
+      status: 200,
+      body: {
+        relatedResources: [
+          { apiVersion: "v1", resource: "configmaps", namespace: "default", names: ["c"] },
+        ],
+      },
+    });
+  });
+});

@@ -1,6 +1,7 @@
 // A problem found while turning a spec into a config and children: where (a
 // field path in the LlamaStackDistribution), what and the fix (the message),
 // and a CamelCase reason for status conditions (README "Reasons").
+import type { z } from "zod";
 
 export const Reason = {
   // The spec itself
@@ -54,3 +55,19 @@ export function formatProblem(p: Problem): string {
 export type Result<T> =
   | { ok: true; value: T; warnings: Problem[] }
   | { ok: false; problems: Problem[]; warnings: Problem[] };
+
+/** zod's issues as problems: the path in the object parsed, and the fix. */
+export function problemsFromZod(error: z.ZodError): Problem[] {
+  return error.issues.map((issue) => {
+    const path =
+      issue.path
+        .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+        .join(".")
+        .replace(/\.\[/g, "[") || "spec";
+    let detail = issue.message;
+    if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
+    if (issue.code === "unrecognized_keys")
+      detail = `unknown field(s) ${issue.keys.join(", ")}; remove them (kubectl explain llamastackdistribution.spec lists the fields)`;
+    return problem(Reason.InvalidSpec, path, detail);
+  });
+}

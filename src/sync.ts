@@ -4,7 +4,6 @@
 // (what Metacontroller recorded from the previous answer), so a bad edit never
 // deletes or breaks what runs (SPEC §7).
 import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { z } from "zod";
 import {
   type KubeObject,
   type ObjectMap,
@@ -27,7 +26,14 @@ import { resolveDistribution, type ResolvedDistribution } from "./config/distrib
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import { formatPath, isObject, stableStringify } from "./config/json.js";
 import { msg } from "./messages.js";
-import { formatProblem, problem, Reason, type Problem, type Result } from "./problems.js";
+import {
+  formatProblem,
+  problem,
+  problemsFromZod,
+  Reason,
+  type Problem,
+  type Result,
+} from "./problems.js";
 import { collectReferences, type Reference } from "./references.js";
 import { computeStatus, ConditionReason, type Check } from "./status.js";
 
@@ -45,21 +51,6 @@ export function objectsOf(map: ObjectMap): KubeObject[] {
   return Object.values(map)
     .flatMap((byKey) => Object.values(byKey))
     .sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
-}
-
-function zodProblems(error: z.ZodError): Problem[] {
-  return error.issues.map((issue) => {
-    const path =
-      issue.path
-        .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
-        .join(".")
-        .replace(/\.\[/g, "[") || "spec";
-    let detail = issue.message;
-    if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
-    if (issue.code === "unrecognized_keys")
-      detail = `unknown field(s) ${issue.keys.join(", ")}; remove them (kubectl explain llamastackdistribution.spec lists the fields)`;
-    return problem(Reason.InvalidSpec, path, detail);
-  });
 }
 
 interface Related {
@@ -220,7 +211,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
                 shape.problem?.detail ?? "",
               ),
             ]
-          : zodProblems(parsed.error),
+          : problemsFromZod(parsed.error),
     };
   } else {
     const spec = parsed.data.spec as Spec;

@@ -28,12 +28,14 @@ function main(argv: string[]): number {
   for (const note of out.notes) process.stderr.write(`${note}\n`);
   process.stdout.write(out.children);
   process.stderr.write(out.status);
+  for (const problem of out.problems) process.stderr.write(`error: ${problem}\n`);
   return out.failed ? 1 : 0;
 }
 
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (err) {
+  // A RenderError's message is the user's answer; anything else is ours, said briefly.
   process.stderr.write(`llsd-hook: ${(err as Error).message}\n`);
   process.exitCode = 2;
 }

@@ -7,6 +7,7 @@ import { LlamaStackDistributionSpec, API_VERSION, KIND } from "../api/schema.js"
 import { YAML_OPTIONS } from "../config/canonical.js";
 import { collectReferences, scanReferences, type Reference } from "../references.js";
 import { sync, type SyncContext } from "../sync.js";
+import { formatProblem, problemsFromZod } from "../problems.js";
 import { stringify } from "yaml";
 
 export interface Rendered {
@@ -16,6 +17,8 @@ export interface Rendered {
   status: string;
   /** Notes for stderr. */
   notes: string[];
+  /** What stops the resource, one `field: what; fix` line each, as in the status. */
+  problems: string[];
   failed: boolean;
 }
 
@@ -38,11 +41,35 @@ function assumedObjects(refs: readonly Reference[], namespace: string): KubeObje
   }));
 }
 
+/** A file render cannot use; the message is one `where: what` line per problem. */
+export class RenderError extends Error {}
+
+/** Every document, strictly: duplicate keys, tabs and syntax errors stop with line and column. */
+function parseStrictly(text: string, source: string): unknown[] {
+  const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true });
+  const problems = docs.flatMap((d) => [...d.errors, ...d.warnings]);
+  if (problems.length > 0) {
+    throw new RenderError(
+      problems
+        .map((e) => {
+          const at = e.linePos?.[0];
+          const what = (e.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+          return `${source}:${at === undefined ? "" : `${at.line}:${at.col}: `}${what}`;
+        })
+        .join("\n"),
+    );
+  }
+  return docs.map((d) => d.toJS() as unknown);
+}
+
 export function render(text: string, source: string, ctx: SyncContext, now: Date): Rendered {
-  const docs = parseAllDocuments(text).map((d) => d.toJS() as unknown);
+  const docs = parseStrictly(text, source);
   const cr = docs.find((d) => (d as { kind?: string } | null)?.kind === KIND) as
     Record<string, unknown> | undefined;
-  if (cr === undefined) throw new Error(`${source}: no ${KIND} (${API_VERSION}) document found`);
+  if (cr === undefined)
+    throw new RenderError(
+      `${source}: no document of kind ${KIND} (apiVersion ${API_VERSION}); the file has ${docs.length} document(s)`,
+    );
   const metadata = { namespace: "default", ...((cr["metadata"] ?? {}) as Record<string, unknown>) };
   const parsedSpec = LlamaStackDistributionSpec.safeParse(cr["spec"]);
   const refs = parsedSpec.success ? collectReferences(parsedSpec.data) : scanReferences(cr["spec"]);
@@ -55,21 +82,33 @@ export function render(text: string, source: string, ctx: SyncContext, now: Date
     (related[`${obj.kind}.v1`] as Record<string, KubeObject>)[`${namespace}/${obj.metadata.name}`] =
       obj;
   }
-  const request = SyncRequest.parse({
+  const parsed = SyncRequest.safeParse({
     parent: { ...cr, metadata: { generation: 1, ...metadata } },
     children: {},
     related,
   });
+  if (!parsed.success)
+    throw new RenderError(
+      problemsFromZod(parsed.error)
+        .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
+        .join("\n"),
+    );
+  const request = parsed.data;
   const outcome = sync(request, now.toISOString().replace(/\.\d{3}Z$/, "Z"), ctx);
-  if (outcome.kind === "conflict") throw new Error(outcome.message);
+  if (outcome.kind === "conflict") throw new RenderError(outcome.message);
   const notes =
     refs.length > 0
       ? [
           `note: assuming these exist in namespace ${namespace}: ${[...new Set(refs.map((r) => `${r.kind}/${r.name}`))].join(", ")}`,
         ]
       : [];
-  const status = outcome.response.status as { phase?: string };
+  const status = outcome.response.status as {
+    phase?: string;
+    conditions?: { type: string; status: string; message: string }[];
+  };
+  const stalled = status.conditions?.find((c) => c.type === "Stalled" && c.status === "True");
   return {
+    problems: stalled === undefined ? [] : stalled.message.split("\n"),
     children: outcome.response.children.map((c) => `---\n${stringify(c, YAML_OPTIONS)}`).join(""),
     status: stringify({ status: outcome.response.status }, YAML_OPTIONS),
     notes,

@@ -1,0 +1,74 @@
+// llsd-hook render: strict YAML (line and column), field-and-fix lines for
+// problems, and the same children the hook returns.
+import { expect } from "chai";
+import { render, RenderError } from "../../../src/cli/render.js";
+import { syncContext } from "../../golden/harness.js";
+
+const NOW = new Date("2026-11-01T12:00:00Z");
+const HEAD = "apiVersion: llamastack.io/v1alpha2\nkind: LlamaStackDistribution\n";
+
+const refused: { name: string; text: string; error: string }[] = [
+  {
+    name: "a duplicate key (the last value would win silently)",
+    text: `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  distribution: {name: nvidia}\n`,
+    error: "cr.yaml:6:3: Map keys must be unique",
+  },
+  {
+    name: "tab indentation",
+    text: `${HEAD}metadata:\n\tname: llama\n`,
+    error: "cr.yaml:4:1: Tabs are not allowed as indentation",
+  },
+  {
+    name: "an unclosed bracket",
+    text: `${HEAD}metadata: {name: llama\n`,
+    error:
+      "cr.yaml:4:1: Flow map in block collection must be sufficiently indented and end with a }",
+  },
+  {
+    name: "no LlamaStackDistribution in the file",
+    text: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    error:
+      "cr.yaml: no document of kind LlamaStackDistribution (apiVersion llamastack.io/v1alpha2); the file has 1 document(s)",
+  },
+  {
+    name: "metadata that is not an object's metadata",
+    text: `${HEAD}metadata: {name: 5}\nspec: {distribution: {name: starter}}\n`,
+    error: "cr.yaml: metadata.name: Invalid input: expected string, received number",
+  },
+];
+
+describe("llsd-hook render", () => {
+  for (const row of refused) {
+    it(`refuses ${row.name}`, () => {
+      expect(() => render(row.text, "cr.yaml", syncContext(), NOW))
+        .to.throw(RenderError)
+        .with.property("message", row.error);
+    });
+  }
+
+  it("renders a valid resource and reports Pending", () => {
+    const out = render(
+      `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter}}\n`,
+      "cr.yaml",
+      syncContext(),
+      NOW,
+    );
+    expect(out.failed).to.equal(false);
+    expect(out.children).to.include("kind: Deployment");
+    expect(out.status).to.include("phase: Pending");
+  });
+
+  it("reports a spec problem as the status's field-and-fix line, and fails", () => {
+    const out = render(
+      `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  providers: {inference: [{provider: vllm}, {provider: ollama}]}\n`,
+      "cr.yaml",
+      syncContext(),
+      NOW,
+    );
+    expect(out.failed).to.equal(true);
+    expect(out.children).to.equal("");
+    expect(out.problems).to.deep.equal([
+      "spec.providers.inference: every entry needs an id when the list has more than one provider; add an id to each",
+    ]);
+  });
+});

@@ -4,7 +4,9 @@
 // with no warnings. And every status the hook answers is kept unpruned by the
 // real status subresource of the generated CRD.
 import { expect } from "chai";
-import type { KubeObject } from "../../src/api/hook.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
+import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/children/budget.js";
+import { buildConfigMap } from "../../src/children/configmap.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { stableStringify } from "../../src/config/json.js";
@@ -19,6 +21,20 @@ function resourceOf(child: KubeObject): string {
   if (t === undefined)
     throw new Error(`${child.kind} ${child.apiVersion} is not a declared child type`);
   return t.resource;
+}
+
+/** The child as Metacontroller's dynamic apply creates it: a copy of itself in an annotation. */
+function withLastApplied(child: KubeObject): KubeObject {
+  return {
+    ...child,
+    metadata: {
+      ...child.metadata,
+      annotations: {
+        ...(child.metadata.annotations ?? {}),
+        [LAST_APPLIED_ANNOTATION]: JSON.stringify(child),
+      },
+    },
+  };
 }
 
 describe("the hook's children on a real kube-apiserver", function () {
@@ -43,7 +59,10 @@ describe("the hook's children on a real kube-apiserver", function () {
     it(`${c.name}: ${response.children.length} children pass a restricted dry run without warnings`, async () => {
       const problems: string[] = [];
       for (const child of response.children) {
-        const obj = { ...child, metadata: { ...child.metadata, namespace: NS } } as KubeObject;
+        const obj = withLastApplied({
+          ...child,
+          metadata: { ...child.metadata, namespace: NS },
+        } as KubeObject);
         const res = await cluster().kube.apply(child.apiVersion, resourceOf(child), obj, {
           fieldManager: "metacontroller",
           force: true,
@@ -58,6 +77,42 @@ describe("the hook's children on a real kube-apiserver", function () {
       expect(problems).to.deep.equal([]);
     });
   }
+
+  it("the size budget: the API server refuses a child whose last-applied copy passes 256 KiB; the hook refuses it first, and accepts what the API server accepts", async () => {
+    const configMap = (kib: number) =>
+      withLastApplied(
+        buildConfigMap({
+          llsd: "budget",
+          namespace: NS,
+          configYaml: `# ${"x".repeat(kib * 1024)}\n`,
+          configHash: "0123456789abcdef",
+        }) as KubeObject,
+      );
+    const dryRun = (obj: KubeObject) =>
+      cluster().kube.apply("v1", "configmaps", obj, {
+        fieldManager: "metacontroller",
+        force: true,
+        dryRun: true,
+        strict: true,
+      });
+    const fits = Math.floor(CHILD_BUDGET / 1024) - 2;
+    expect(checkConfigSize(`# ${"x".repeat(fits * 1024)}\n`, {})).to.equal(undefined);
+    const accepted = await dryRun(configMap(fits));
+    expect(accepted.status, JSON.stringify(accepted.body).slice(0, 300)).to.be.below(300);
+
+    const over = 257;
+    expect(checkConfigSize(`# ${"x".repeat(over * 1024)}\n`, {})?.reason).to.equal("ChildTooLarge");
+    const refused = await dryRun(configMap(over));
+    expect(refused.status).to.equal(422);
+    expect(
+      (refused.body as unknown as Status).message,
+      (refused.body as unknown as Status).message,
+    ).to.match(
+      new RegExp(
+        `metadata\\.annotations: Too long: may not be more than ${ANNOTATIONS_LIMIT} bytes`,
+      ),
+    );
+  });
 
   it("every status the hook answers is stored unpruned by the status subresource", async () => {
     const kube = cluster().kube;

@@ -4,7 +4,8 @@
 //   2. sync over HTTP (supertest-free: a real listening server and keep-alive
 //      requests) for a typical and a large parent, steady state (memoized) and
 //      cold (a new spec each request), p50/p99 and throughput;
-//   3. the floor: bare JSON.parse + JSON.stringify of the same request and response.
+//   3. the floor: bare JSON.parse + JSON.stringify of the same request and response;
+//   4. memory of the hook process under distinct large requests (scripts/bench-memory.ts).
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +16,7 @@ import { resolveDistribution } from "../src/config/distribution.js";
 import { createApp } from "../src/server/app.js";
 import { loadCatalog } from "../src/server/catalog.js";
 import { memoize } from "../src/server/memo.js";
+import { benchMemory } from "./bench-memory.js";
 import { request as buildRequest, canarySecrets } from "../test/unit/arbitraries.js";
 
 const catalog = loadCatalog();
@@ -221,6 +223,7 @@ async function benchHttp(): Promise<void> {
 
 await benchGeneration();
 await benchHttp();
+await benchMemory();
 const mem = process.memoryUsage();
 console.log(
   `\nmemory: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

@@ -1,0 +1,314 @@
+// Table tests for the keep policy, the shape bounds and the size budget.
+import { expect } from "chai";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../../src/api/hook.js";
+import { measure, SPEC_BOUNDS } from "../../../src/api/bounds.js";
+import { goJsonBytes, largestParts } from "../../../src/children/budget.js";
+import { isOwnedName, keepChild } from "../../../src/children/keep.js";
+
+const parent = { name: "llama", namespace: "default" };
+
+describe("isOwnedName", () => {
+  const rows: [kind: string, name: string, owned: boolean][] = [
+    ["Deployment", "llama", true],
+    ["Deployment", "llama-2", false],
+    ["ConfigMap", "llama-config-0123456789", true],
+    ["ConfigMap", "llama-config-012345678", false], // nine hex digits
+    ["ConfigMap", "llama-config-0123456789a", false], // eleven
+    ["ConfigMap", "llama-config-ABCDEF0123", false], // upper-case is not our hash
+    ["ConfigMap", "llama", false],
+    ["Service", "llama-service", true],
+    ["ServiceAccount", "llama-sa", true],
+    ["PersistentVolumeClaim", "llama-pvc", true],
+    ["Ingress", "llama-ingress", true],
+    ["NetworkPolicy", "llama-network-policy", true],
+    ["HorizontalPodAutoscaler", "llama-hpa", true],
+    ["PodDisruptionBudget", "llama-pdb", true],
+    ["ClusterRoleBinding", "llama", false], // not a child kind at all
+    ["Secret", "llama-sa", false],
+    ["constructor", "llama", false],
+  ];
+  for (const [kind, name, owned] of rows)
+    it(`${kind} ${name} → ${owned}`, () =>
+      expect(isOwnedName(kind, name, "llama")).to.equal(owned));
+});
+
+function child(
+  kind: string,
+  apiVersion: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  annotation?: string | null,
+): KubeObject {
+  const applied = { apiVersion, kind, metadata: { name, namespace: "default" }, ...extra };
+  const text = annotation === undefined ? JSON.stringify(applied) : annotation;
+  return {
+    ...applied,
+    metadata: {
+      name,
+      namespace: "default",
+      labels: { "controller-uid": "uid-parent" },
+      ...(text === null ? {} : { annotations: { [LAST_APPLIED_ANNOTATION]: text } }),
+    },
+  } as KubeObject;
+}
+
+describe("keepChild", () => {
+  const rows: { name: string; observed: KubeObject; kept: unknown }[] = [
+    {
+      name: "a Service with its own annotation: the annotation, without controller-uid",
+      observed: child("Service", "v1", "llama-service", { spec: { type: "ClusterIP" } }),
+      kept: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "llama-service", namespace: "default" },
+        spec: { type: "ClusterIP" },
+      },
+    },
+    {
+      name: "a Deployment without annotation: cannot be kept",
+      observed: child("Deployment", "apps/v1", "llama", {}, null),
+      kept: "has no metacontroller.k8s.io/last-applied-configuration annotation",
+    },
+    {
+      name: "an annotation that is not JSON",
+      observed: child("Service", "v1", "llama-service", {}, "{not json"),
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation that is not JSON",
+    },
+    {
+      name: "an annotation that is JSON null",
+      observed: child("Service", "v1", "llama-service", {}, "null"),
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation that is not a Kubernetes object",
+    },
+    {
+      name: "an annotation naming another namespace",
+      observed: child(
+        "Service",
+        "v1",
+        "llama-service",
+        {},
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "llama-service", namespace: "kube-system" },
+        }),
+      ),
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation describing another object (Service kube-system/llama-service)",
+    },
+    {
+      name: "an annotation naming another kind",
+      observed: child(
+        "Service",
+        "v1",
+        "llama-service",
+        {},
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "llama-service", namespace: "default" },
+        }),
+      ),
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation describing another object (Secret default/llama-service)",
+    },
+    {
+      name: "an annotation with a __proto__ key",
+      observed: child(
+        "Service",
+        "v1",
+        "llama-service",
+        {},
+        '{"apiVersion":"v1","kind":"Service","metadata":{"name":"llama-service","namespace":"default"},"__proto__":{"x":1}}',
+      ),
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation with a __proto__ key, which llsd-hook never writes",
+    },
+    {
+      name: "an annotation nested deeper than anything the hook writes",
+      observed: child(
+        "Service",
+        "v1",
+        "llama-service",
+        {},
+        `{"apiVersion":"v1","kind":"Service","metadata":{"name":"llama-service","namespace":"default"},"spec":${"[".repeat(60)}${"]".repeat(60)}}`,
+      ),
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation nested deeper than anything llsd-hook writes",
+    },
+    {
+      name: "a child in another namespace",
+      observed: {
+        ...child("Service", "v1", "llama-service"),
+        metadata: { name: "llama-service", namespace: "other" },
+      },
+      kept: "is not in the LlamaStackDistribution's namespace default",
+    },
+    {
+      name: "a child of another apiVersion",
+      observed: child("Ingress", "extensions/v1beta1", "llama-ingress"),
+      kept: "is not a child type llsd-hook manages (extensions/v1beta1)",
+    },
+    {
+      name: "a claim without annotation: rebuilt from the live claim",
+      observed: child(
+        "PersistentVolumeClaim",
+        "v1",
+        "llama-pvc",
+        {
+          spec: {
+            accessModes: ["ReadWriteOnce"],
+            resources: { requests: { storage: "20Gi" } },
+            volumeName: "pv-1",
+          },
+          status: { phase: "Bound" },
+        },
+        null,
+      ),
+      kept: {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: {
+          name: "llama-pvc",
+          namespace: "default",
+          labels: {
+            "app.kubernetes.io/name": "llama-stack",
+            "app.kubernetes.io/instance": "llama",
+            "app.kubernetes.io/part-of": "llama-stack",
+            "app.kubernetes.io/managed-by": "llsd-hook",
+          },
+        },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "20Gi" } } },
+      },
+    },
+    {
+      name: "a claim whose live spec is malformed and that has no annotation: cannot be kept",
+      observed: child(
+        "PersistentVolumeClaim",
+        "v1",
+        "llama-pvc",
+        { spec: { accessModes: "ReadWriteOnce" } },
+        null,
+      ),
+      kept: "has no metacontroller.k8s.io/last-applied-configuration annotation",
+    },
+    {
+      name: "an immutable ConfigMap with a forged annotation: rebuilt from its live data",
+      observed: child(
+        "ConfigMap",
+        "v1",
+        "llama-config-0123456789",
+        { data: { "config.yaml": "version: 2\n" }, immutable: true },
+        JSON.stringify({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "x", namespace: "kube-system" },
+        }),
+      ),
+      kept: {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: {
+          name: "llama-config-0123456789",
+          namespace: "default",
+          labels: {
+            "app.kubernetes.io/name": "llama-stack",
+            "app.kubernetes.io/instance": "llama",
+            "app.kubernetes.io/part-of": "llama-stack",
+            "app.kubernetes.io/managed-by": "llsd-hook",
+          },
+        },
+        data: { "config.yaml": "version: 2\n" },
+        immutable: true,
+      },
+    },
+    {
+      name: "a mutable ConfigMap without annotation: its data may have changed, cannot be kept",
+      observed: child(
+        "ConfigMap",
+        "v1",
+        "llama-config-0123456789",
+        { data: { "config.yaml": "x" } },
+        null,
+      ),
+      kept: "has no metacontroller.k8s.io/last-applied-configuration annotation",
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const kept = keepChild(row.observed, parent);
+      if (typeof row.kept === "string") {
+        expect(kept.ok).to.equal(false);
+        if (!kept.ok) expect(kept.why).to.equal(row.kept);
+      } else {
+        expect(kept.ok).to.equal(true);
+        if (kept.ok) expect(kept.object).to.deep.equal(row.kept);
+      }
+    });
+  }
+});
+
+describe("measure (spec bounds)", () => {
+  const deep = (n: number): unknown => {
+    let v: unknown = 1;
+    for (let i = 0; i < n; i++) v = { a: v };
+    return v;
+  };
+  const rows: {
+    name: string;
+    value: unknown;
+    problem?: { kind: string; path: (string | number)[] };
+  }[] = [
+    { name: "null", value: null },
+    { name: "an empty object", value: {} },
+    { name: "32 levels", value: deep(32) },
+    { name: "33 levels", value: deep(33), problem: { kind: "depth", path: Array(32).fill("a") } },
+    {
+      name: "1024 keys",
+      value: Object.fromEntries(Array.from({ length: 1024 }, (_, i) => [`k${i}`, i])),
+    },
+    {
+      name: "1025 list items",
+      value: { l: Array(1025).fill(0) },
+      problem: { kind: "width", path: ["l"] },
+    },
+    {
+      name: "a __proto__ key, deep",
+      value: JSON.parse('{"a":[{"__proto__":1}]}'),
+      problem: { kind: "key", path: ["a", 0, "__proto__"] },
+    },
+    { name: "constructor is an ordinary key", value: { constructor: { toString: 1 } } },
+    {
+      name: "more than 50,000 values",
+      value: Array.from({ length: 60 }, () => Array(1000).fill(0)),
+      problem: { kind: "nodes", path: [] },
+    },
+  ];
+  for (const row of rows) {
+    it(row.name, () => {
+      const shape = measure(row.value, SPEC_BOUNDS);
+      if (row.problem === undefined) expect(shape.problem).to.equal(undefined);
+      else {
+        expect(shape.problem?.kind).to.equal(row.problem.kind);
+        expect(shape.problem?.path).to.deep.equal(row.problem.path);
+      }
+    });
+  }
+});
+
+describe("goJsonBytes and largestParts", () => {
+  const rows: [value: unknown, bytes: number][] = [
+    ["a", 3],
+    ["<&>", 5 + 3 * 5], // Go escapes each as \u003c (six bytes)
+    ["é", 4], // UTF-8: two bytes
+    [{ a: [1, 2] }, 11],
+  ];
+  for (const [value, bytes] of rows)
+    it(`${JSON.stringify(value)} → ${bytes} bytes`, () =>
+      expect(goJsonBytes(value)).to.equal(bytes));
+
+  it("follows the entry that holds most of the bytes", () => {
+    const value = {
+      small: "x",
+      big: { models: Array.from({ length: 3 }, (_, i) => "y".repeat(1024 * (i + 1))) },
+    };
+    expect(largestParts(value)).to.equal(
+      "big.models (7 KiB in 3 entries; largest [2] 4 KiB, [1] 3 KiB, [0] 2 KiB)",
+    );
+  });
+});

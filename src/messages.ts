@@ -2,29 +2,54 @@
 // A message says what is wrong and the fix; the field path goes in front of
 // it (problems.ts formatProblem): `spec.x: what; fix`.
 
+import { isOgx } from "./config/runtime.js";
+
 const list = (items: readonly string[]): string => items.join(", ");
+
+/** "OGX 1.5.0" from 0.8 on (the renamed project), "Llama Stack 0.7.3" before. */
+export function product(release: string): string {
+  return isOgx(release) ? `OGX ${release}` : `Llama Stack ${release}`;
+}
 
 export const msg = {
   // distribution
   unknownDistribution: (name: string, known: readonly string[]) =>
     `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or set distribution.image together with spec.overrideConfig`,
   releaseWithoutDistribution: (name: string, release: string, releases: readonly string[]) =>
-    `Llama Stack ${release} is not supported for ${name}; use one of ${list(releases)}, or omit release for the newest`,
+    `${product(release)} is not supported for ${name}; use one of ${list(releases)}, or omit release for the newest`,
+  retiredDistribution: (name: string, last: string, replacement: string) =>
+    `distribution ${name} was retired upstream; the last release that shipped it was ${last}. ${replacement[0]?.toUpperCase()}${replacement.slice(1)}`,
+  recordedReleaseUnsupported: (
+    name: string,
+    release: string,
+    from: string,
+    releases: readonly string[],
+  ) =>
+    `this resource runs ${product(release)} (${from}), which this llsd-hook no longer supports for ${name}; the running server is kept as it is. Set spec.distribution.release to one of ${list(releases)} to move it`,
+  noPublishedImage: (name: string, release: string) =>
+    `${product(release)} publishes no image for ${name}; build one and map it in the hook's IMAGE_OVERRIDES_FILE (${name}:${release}: <image>), or use distribution.image with spec.overrideConfig`,
+  retiredImage: (image: string, why: string) => `the image ${image} is retired: ${why}`,
+  newerReleaseAvailable: (release: string, from: string, newest: string) =>
+    `runs ${product(release)} (from ${from}); ${product(newest)} is available: set spec.distribution.release to "${newest}" to move (the README's "Releases" section says what changes)`,
+  overrideNeedsTls: (configMap: string, release: string) =>
+    `ConfigMap ${configMap}'s config.yaml sets neither server.tls_certfile and server.tls_keyfile nor server.insecure: true, and ${product(release)} refuses to start without TLS; add server.insecure: true (plain HTTP inside the cluster), or enable TLS`,
+  removedApi: (api: string, release: string, removedIn: string) =>
+    `${product(release)} has no ${api} API (OGX removed it in ${removedIn}); remove this, or pin spec.distribution.release to 0.7.3, the last Llama Stack release with it`,
   baseConfigRequired: (image: string) =>
     `llsd-hook has no base config for the custom image ${image}; set spec.overrideConfig.configMapName to a ConfigMap holding its config.yaml, or use distribution.name`,
 
   // providers
   unknownApi: (specKey: string, release: string, valid: readonly string[], hint?: string) =>
-    `${specKey} is not an API of Llama Stack ${release}${hint === undefined ? "" : ` (${hint})`}; use one of ${list(valid)}`,
+    `${specKey} is not an API of ${product(release)}${hint === undefined ? "" : ` (${hint})`}; use one of ${list(valid)}`,
   unknownProviderType: (
     provider: string,
     specKey: string,
     release: string,
     valid: readonly string[],
   ) =>
-    `${provider} is not a provider type of the ${specKey} API in Llama Stack ${release}; use one of ${list(valid)}`,
+    `${provider} is not a provider type of the ${specKey} API in ${product(release)}; use one of ${list(valid)}`,
   deprecatedProviderType: (type: string, release: string, note: string) =>
-    `${type} is deprecated in Llama Stack ${release}: ${note}`,
+    `${type} is deprecated in ${product(release)}: ${note}`,
   noUrlField: (type: string) =>
     `${type} has no URL field to put endpoint in; remove endpoint and set the provider's fields under settings`,
   manyUrlFields: (type: string, fields: readonly string[]) =>
@@ -66,13 +91,13 @@ export const msg = {
   shieldsNeedSafetyProvider: () =>
     "shields are registered with the first safety provider the spec declares, and spec.providers.safety declares none; add one (e.g. provider: llama-guard)",
   toolsNotRegistered: (release: string) =>
-    `Llama Stack ${release} does not register tool groups; tools come from toolRuntime providers there, so declare them under spec.providers.toolRuntime and remove spec.resources.tools`,
+    `${product(release)} does not register tool groups; tools come from toolRuntime providers there, so declare them under spec.providers.toolRuntime and remove spec.resources.tools`,
   toolNeedsProvider: (toolgroup: string, distribution: string, release: string) =>
     `tool group ${toolgroup} is not in ${distribution} ${release}'s config; declare a toolRuntime provider under spec.providers.toolRuntime to register it with`,
 
   // storage
   unsupportedStorageField: (field: string, backendType: string, release: string) =>
-    `Llama Stack ${release}'s ${backendType} backend has no ${field} field; remove it`,
+    `${product(release)}'s ${backendType} backend has no ${field} field; remove it`,
 
   // workload
   reservedEnv: (name: string) =>

@@ -8,6 +8,8 @@ export const Reason = {
   InvalidSpec: "InvalidSpec",
   UnknownDistribution: "UnknownDistribution",
   UnsupportedRelease: "UnsupportedRelease",
+  NoImage: "NoImage",
+  RemovedApi: "RemovedApi",
   BaseConfigRequired: "BaseConfigRequired",
   UnknownApi: "UnknownApi",
   UnknownProviderType: "UnknownProviderType",
@@ -32,6 +34,9 @@ export const Reason = {
   NothingToDisable: "NothingToDisable",
   PdbSkipped: "PdbSkipped",
   VolumeKept: "VolumeKept",
+  RetiredImage: "RetiredImage",
+  NewerReleaseAvailable: "NewerReleaseAvailable",
+  OverrideNeedsTls: "OverrideNeedsTls",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

@@ -107,7 +107,7 @@ export function computeStatus(input: StatusInput): Status {
   );
   const configOk: [Condition["status"], string, string] =
     input.config.source === "override"
-      ? ["True", ConditionReason.OverrideConfig, "Using spec.overrideConfig as is."]
+      ? ["True", ConditionReason.OverrideConfig, `Using spec.overrideConfig as is.${warningText}`]
       : [
           "True",
           ConditionReason.ConfigGenerated,

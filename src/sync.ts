@@ -17,14 +17,19 @@ import { planChildren } from "./children/plan.js";
 import { serverSection } from "./config/server.js";
 import { Status } from "./api/status.js";
 import { canonicalObject } from "./children/canonical.js";
-import { childNames } from "./children/labels.js";
+import { childNames, CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./children/keep.js";
 import { serviceUrl } from "./children/service.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
-import { resolveDistribution, type ResolvedDistribution } from "./config/distribution.js";
+import {
+  resolveDistribution,
+  type RecordedRelease,
+  type ResolvedDistribution,
+} from "./config/distribution.js";
+import { checkOverrideTls } from "./config/server.js";
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
-import { formatPath, isObject, stableStringify } from "./config/json.js";
+import { formatPath, isObject, own, stableStringify } from "./config/json.js";
 import { msg } from "./messages.js";
 import {
   formatProblem,
@@ -160,6 +165,37 @@ interface Plan {
   port: number;
 }
 
+/**
+ * The release a running resource was resolved to before, so that a spec that
+ * names none stays on it: what the hook wrote in the status, else the
+ * Deployment's release label, else the running image. All of it is
+ * user-editable, so only a value naming a release that ships the distribution
+ * counts (the status's value always, to report one no longer supported).
+ */
+function recordedRelease(
+  name: string | undefined,
+  observed: Status,
+  deployment: KubeObject | undefined,
+  catalog: Catalog,
+): RecordedRelease | undefined {
+  if (name === undefined) return undefined;
+  const images = own(catalog.images, name) ?? {};
+  const status = observed.resolvedDistribution;
+  if (status?.name === name && status.release !== undefined)
+    return { release: status.release, from: "status.resolvedDistribution.release" };
+  const label = own(deployment?.metadata.labels, RELEASE_LABEL);
+  if (label !== undefined && own(images, label) !== undefined)
+    return { release: label, from: `the Deployment's ${RELEASE_LABEL} label` };
+  const running = (deployment as Deployment | undefined)?.spec?.template?.spec?.containers?.find(
+    (c) => c.name === CONTAINER_NAME,
+  )?.image;
+  const byImage = Object.keys(images).find(
+    (r) => running !== undefined && own(images, r)?.image === running,
+  );
+  if (byImage !== undefined) return { release: byImage, from: `the running image ${running}` };
+  return undefined;
+}
+
 export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncOutcome {
   const parent = request.parent;
   const llsd = parent.metadata.name;
@@ -215,9 +251,14 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
     };
   } else {
     const spec = parsed.data.spec as Spec;
-    const resolved = resolveDistribution(spec.distribution, ctx.catalog);
+    const resolved = resolveDistribution(
+      spec.distribution,
+      ctx.catalog,
+      recordedRelease(spec.distribution.name, observed, observedDeployment, ctx.catalog),
+    );
+    configWarnings.push(...resolved.warnings);
     if (!resolved.ok) {
-      validation = { ok: false, problems: [resolved.problem] };
+      validation = { ok: false, problems: resolved.problems };
     } else {
       const refs = collectReferences(spec);
       const refProblems = checkReferences(refs, related, namespace);
@@ -225,6 +266,12 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
       let generated: GeneratedConfig | undefined;
       if (spec.overrideConfig !== undefined) {
         config = { ok: true, source: "override" };
+        const release = resolved.value.release;
+        const override = related.configMaps.get(spec.overrideConfig.configMapName);
+        if (release !== undefined && override !== undefined) {
+          const tls = checkOverrideTls(override, own(ctx.catalog.byRelease, release));
+          if (tls !== undefined) configWarnings.push(tls);
+        }
       } else if (resolved.value.name === undefined || resolved.value.release === undefined) {
         config = {
           ok: false,
@@ -262,6 +309,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
         namespace,
         spec,
         image: resolved.value.image,
+        release: resolved.value.release,
         generated,
         inputsHash: inputsHash(refs, related),
         observedChildren,

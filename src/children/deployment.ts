@@ -16,12 +16,11 @@ import type {
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
 import {
-  CONFIG_ENV,
   CONFIG_FILE,
   CONFIG_MOUNT_DIR,
-  PORT_ENV,
   TLS_MOUNT_DIR,
   dataEnv,
+  serverEnv,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { defined } from "../config/json.js";
@@ -30,6 +29,7 @@ import {
   CONTAINER_NAME,
   INPUTS_HASH_ANNOTATION,
   PORT_NAME,
+  RELEASE_LABEL,
   childNames,
   labelsFor,
   selectorFor,
@@ -44,6 +44,8 @@ export interface DeploymentInput {
   llsd: string;
   namespace: string;
   image: string;
+  /** The Llama Stack release, when known (not for a custom image). */
+  release: string | undefined;
   port: number;
   /** The ConfigMap holding config.yaml (generated or spec.overrideConfig). */
   configMapName: string;
@@ -85,8 +87,7 @@ export interface DeploymentInput {
 function env(input: DeploymentInput): EnvVar[] {
   const fixed: EnvVar[] = Object.entries({
     ...dataEnv(input.dataDir),
-    ...CONFIG_ENV,
-    [PORT_ENV]: String(input.port),
+    ...serverEnv(input.release, input.port),
   })
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) => ({ name, value }));
@@ -169,7 +170,10 @@ export function buildDeployment(input: DeploymentInput): Deployment {
     metadata: {
       name: childNames.deployment(input.llsd),
       namespace: input.namespace,
-      labels: labelsFor(input.llsd),
+      labels:
+        input.release === undefined
+          ? labelsFor(input.llsd)
+          : { ...labelsFor(input.llsd), [RELEASE_LABEL]: input.release },
     },
     spec: defined<NonNullable<Deployment["spec"]>>({
       replicas: input.replicas,

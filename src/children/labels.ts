@@ -7,6 +7,8 @@ export const PART_OF_LABEL = "app.kubernetes.io/part-of";
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 
 export const CONFIG_HASH_ANNOTATION = "llamastack.io/config-hash";
+/** On the Deployment (not its pods, so adding it rolls nothing): the release it runs. */
+export const RELEASE_LABEL = "llamastack.io/release";
 export const INPUTS_HASH_ANNOTATION = "llamastack.io/inputs-hash";
 
 export const CONTAINER_NAME = "llama-stack";

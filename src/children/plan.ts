@@ -29,6 +29,7 @@ export interface PlanInput {
   namespace: string;
   spec: Spec;
   image: string;
+  release: string | undefined;
   generated: GeneratedConfig | undefined;
   inputsHash: string;
   observedChildren: readonly KubeObject[];
@@ -171,6 +172,7 @@ export function planChildren(input: PlanInput): Plan {
     llsd,
     namespace,
     image: input.image,
+    release: input.release,
     port,
     configMapName:
       generated !== undefined

@@ -36,16 +36,26 @@ export interface ReleaseData {
   /** api → provider type → info */
   providers: Record<string, Record<string, ProviderTypeInfo>>;
   stackConfigSchema: JsonSchema;
+  /** The server section's schema (extracted for OGX releases; older ones: from stackConfigSchema). */
+  serverConfigSchema?: JsonSchema | undefined;
   /** distribution name → its parsed config.yaml */
   baseConfigs: Record<string, JsonObject>;
+}
+
+/** The image of one distribution release (configs/distributions.json, after IMAGE_OVERRIDES_FILE). */
+export interface ImagePin {
+  /** undefined: the release ships the config but no public image, and no override maps one. */
+  image: string | undefined;
+  /** Why the image can no longer be pulled from where it was published (no override maps it). */
+  retired?: string | undefined;
 }
 
 export interface Catalog {
   /** Supported releases, newest first. */
   releases: string[];
   byRelease: Record<string, ReleaseData>;
-  /** distribution name → release → image (configs/distributions.json, after IMAGE_OVERRIDES_FILE). */
-  images: Record<string, Record<string, string>>;
+  /** distribution name → release → image */
+  images: Record<string, Record<string, ImagePin>>;
 }
 
 export type { Json };

@@ -20,6 +20,7 @@ import { applyResources, countResources } from "./resources.js";
 import { RUNTIME_ENV_NAMES } from "./runtime.js";
 import { findCollisions, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
+import { hasStrictTls } from "./server.js";
 import { checkConfigSize } from "../children/budget.js";
 import { applyStorage } from "./storage.js";
 
@@ -153,6 +154,13 @@ export function generateConfig(input: GenerateInput): Result<GeneratedConfig> {
     ) as JsonObject;
     if (input.port !== undefined) server["port"] = input.port;
     Object.assign(server, clone(input.server ?? {}));
+  }
+  // OGX 1.2+ refuses to start without TLS unless told otherwise (README "Releases").
+  if (hasStrictTls(release) && input.server?.["tls_certfile"] === undefined) {
+    const server = (
+      isObject(config["server"]) ? config["server"] : (config["server"] = {})
+    ) as JsonObject;
+    server["insecure"] = true;
   }
 
   problems.push(...checkStartupEnv(config, containerEnv, () => "spec.workload.overrides.env"));

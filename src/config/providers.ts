@@ -2,7 +2,8 @@
 // release's registry, map endpoint/apiKey/secretRefs/settings to config fields
 // using the provider's exported schema, and overlay the result on the base
 // config by provider id.
-import { specKeyOf } from "../api/llama-apis.js";
+import { REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
+import { isOgx } from "./runtime.js";
 import type { ProviderEntry, Providers } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
@@ -34,9 +35,14 @@ export interface ProviderEntryDoc extends JsonObject {
   provider_type: string;
 }
 
+/** Why an API is missing from a release: renamed, removed, or added later. */
 const API_HINTS: Record<string, string> = {
   agents: "renamed responses in 0.7",
   post_training: "removed in 0.7",
+  interactions: "added in OGX 0.8.0",
+  messages: "added in OGX 0.8.0",
+  skills: "added in OGX 1.1.0",
+  container_runtime: "added in OGX 1.2.0",
 };
 
 function shortName(type: string): string {
@@ -177,12 +183,19 @@ export function declareProviders(
     const api = release.apis.providable.find((a) => specKeyOf(a) === specKey);
     if (api === undefined) {
       const snake = specKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      const removedIn = own(REMOVED_APIS, snake);
       problems.push(
-        problem(
-          Reason.UnknownApi,
-          `spec.providers.${specKey}`,
-          msg.unknownApi(specKey, release.release, validApis, own(API_HINTS, snake)),
-        ),
+        removedIn !== undefined && isOgx(release.release)
+          ? problem(
+              Reason.RemovedApi,
+              `spec.providers.${specKey}`,
+              msg.removedApi(snake, release.release, removedIn),
+            )
+          : problem(
+              Reason.UnknownApi,
+              `spec.providers.${specKey}`,
+              msg.unknownApi(specKey, release.release, validApis, own(API_HINTS, snake)),
+            ),
       );
       continue;
     }

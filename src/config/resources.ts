@@ -1,6 +1,7 @@
 // Registered resources (SPEC §4.7): models, shields and (up to 0.6) tool
 // groups from the spec, added to the base config's registered_resources in the
 // release's shape. A resource the base already has is replaced, never duplicated.
+import { REMOVED_APIS } from "../api/llama-apis.js";
 import type { Resources } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
@@ -128,7 +129,15 @@ export function applyResources(
     );
   });
 
-  if (resources.shields !== undefined) {
+  if (resources.shields !== undefined && !release.apis.providable.includes("safety")) {
+    problems.push(
+      problem(
+        Reason.RemovedApi,
+        "spec.resources.shields",
+        msg.removedApi("safety", release.release, REMOVED_APIS.safety),
+      ),
+    );
+  } else if (resources.shields !== undefined) {
     const safetyId = firstDeclared("safety");
     if (safetyId === undefined) {
       problems.push(

@@ -17,25 +17,47 @@ export function dataEnv(dataDir: string): Record<string, string> {
   };
 }
 
-/** Set by the Deployment from spec.networking.port. */
-export const PORT_ENV = "LLAMA_STACK_PORT";
+/**
+ * How the server finds its config and port, per release line. The images'
+ * entrypoint runs `<cli> stack run "$RUN_CONFIG_PATH"` in both lines; the port
+ * is read from LLAMA_STACK_PORT up to 0.7 and from OGX_PORT in OGX (which reads
+ * no LLAMA_STACK_* variable). A custom image (release unknown) gets the
+ * Llama Stack names, as it always has.
+ */
+export function serverEnv(release: string | undefined, port: number): Record<string, string> {
+  if (release !== undefined && isOgx(release))
+    return { RUN_CONFIG_PATH: CONFIG_PATH, OGX_PORT: String(port) };
+  return {
+    RUN_CONFIG_PATH: CONFIG_PATH,
+    LLAMA_STACK_CONFIG: CONFIG_PATH,
+    LLAMA_STACK_PORT: String(port),
+  };
+}
 
-/** How the server finds its config; never overridable. */
-export const CONFIG_ENV: Readonly<Record<string, string>> = {
-  RUN_CONFIG_PATH: CONFIG_PATH,
-  LLAMA_STACK_CONFIG: CONFIG_PATH,
-};
+/** OGX, the renamed project, from 0.8 on. */
+export function isOgx(release: string): boolean {
+  return !/^0\.[0-7]\./.test(release);
+}
 
-/** Names of every env var the Deployment sets itself. */
+/** Names the server's env may not take from spec.workload.overrides.env, in any release. */
+const RESERVED_ENV = new Set([
+  "RUN_CONFIG_PATH",
+  "LLAMA_STACK_CONFIG",
+  "LLAMA_STACK_PORT",
+  "OGX_PORT",
+  // OGX writes the resolved config to a file of its own and points OGX_CONFIG at it.
+  "OGX_CONFIG",
+]);
+
+/** Names of every env var the Deployment sets itself, in any release. */
 export const RUNTIME_ENV_NAMES: readonly string[] = [
   ...Object.keys(dataEnv(DATA_DIR)),
-  ...Object.keys(CONFIG_ENV),
-  PORT_ENV,
+  ...RESERVED_ENV,
 ];
 
 /** Env var names spec.workload.overrides.env may not set (the data paths it may). */
 export function isReservedEnvName(name: string): boolean {
-  return Object.hasOwn(CONFIG_ENV, name) || name === PORT_ENV || name.startsWith("LLSD_");
+  return RESERVED_ENV.has(name) || name.startsWith("LLSD_");
 }
 
 export const TLS_FILES = {

@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import type { Catalog, ReleaseData } from "../config/catalog.js";
+import type { Catalog, ImagePin, ReleaseData } from "../config/catalog.js";
 import { isObject, type JsonObject } from "../config/json.js";
 
 /** configs/ beside dist/ or src/. */
@@ -38,6 +38,7 @@ function loadRelease(dir: string, release: string): ReleaseData {
     apis: registry.apis,
     providers: registry.providers,
     stackConfigSchema: registry.stackConfigSchema,
+    serverConfigSchema: registry.serverConfigSchema,
     baseConfigs,
   };
 }
@@ -69,21 +70,28 @@ export function loadCatalog(
   const { releases } = readJson<{ releases: string[] }>(join(dir, "releases.json"));
   const byRelease: Record<string, ReleaseData> = {};
   for (const release of releases) byRelease[release] = loadRelease(dir, release);
-  const { distributions } = readJson<{ distributions: Record<string, Record<string, string>> }>(
-    join(dir, "distributions.json"),
-  );
+  const { distributions } = readJson<{
+    distributions: Record<string, Record<string, { image: string | null; retired?: string }>>;
+  }>(join(dir, "distributions.json"));
   const overrides = options.imageOverrides ?? {};
-  const images: Record<string, Record<string, string>> = {};
+  const images: Record<string, Record<string, ImagePin>> = {};
   for (const [name, perRelease] of Object.entries(distributions)) {
-    images[name] = {};
-    for (const [release, image] of Object.entries(perRelease)) {
+    const pins: Record<string, ImagePin> = {};
+    for (const [release, pin] of Object.entries(perRelease)) {
+      // A release no longer supported keeps its entry for the record, but is not offered.
+      if (!releases.includes(release)) continue;
       if (byRelease[release]?.baseConfigs[name] === undefined) {
         throw new Error(
           `configs/distributions.json: ${name} ${release} has no configs/${release}/distributions/${name}/config.yaml`,
         );
       }
-      images[name][release] = overrides[`${name}:${release}`] ?? overrides[name] ?? image;
+      const override = overrides[`${name}:${release}`] ?? overrides[name];
+      pins[release] =
+        override !== undefined
+          ? { image: override }
+          : { image: pin.image ?? undefined, retired: pin.retired };
     }
+    if (Object.keys(pins).length > 0) images[name] = pins;
   }
   return { releases, byRelease, images };
 }

@@ -209,8 +209,10 @@ describe("image overrides file", () => {
       imageOverrides: { starter: "mirror/starter:x", "starter:0.6.1": "mirror/starter:old" },
     });
     expect(c.images["starter"]).to.deep.equal({
-      "0.7.3": "mirror/starter:x",
-      "0.6.1": "mirror/starter:old",
+      "1.5.0": { image: "mirror/starter:x" },
+      "1.4.1": { image: "mirror/starter:x" },
+      "0.7.3": { image: "mirror/starter:x" },
+      "0.6.1": { image: "mirror/starter:old" },
     });
   });
 });

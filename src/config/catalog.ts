@@ -22,6 +22,14 @@ export interface ProviderTypeInfo {
   deprecationWarning: string | null;
   deprecationError: string | null;
   pipPackages: string[];
+  /**
+   * OGX: YAML key → the pydantic field it sets and every key the release accepts
+   * for it (vLLM: api_token → auth_credential). The schema's keys are the ones read.
+   */
+  fieldAliases?: Record<
+    string,
+    { field: string; alias: string | string[]; acceptsFieldName: boolean }
+  >;
 }
 
 export interface ReleaseData {

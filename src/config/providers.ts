@@ -61,6 +61,27 @@ export function resolveProviderType(
   return undefined;
 }
 
+const API_KEY_NAMES = new Set(["api_key", "api_token", "auth_credential"]);
+
+/**
+ * Where apiKey goes: the provider's one secret field (else its one field named
+ * like a credential); with several, the one that is the API key by its YAML key,
+ * its pydantic field or an alias (gemini: api_key, not access_token). Several
+ * candidates are returned as they are, for the error.
+ */
+export function apiKeyTargets(info: ProviderTypeInfo): string[] {
+  const fields = info.secretFields.length > 0 ? info.secretFields : info.credentialFields;
+  if (fields.length <= 1) return fields;
+  const names = (key: string): string[] => {
+    const a = own(info.fieldAliases, key);
+    return a === undefined
+      ? [key]
+      : [key, a.field, ...(Array.isArray(a.alias) ? a.alias : [a.alias])];
+  };
+  const apiKeys = fields.filter((f) => names(f).some((n) => API_KEY_NAMES.has(n)));
+  return apiKeys.length === 1 ? apiKeys : fields;
+}
+
 /** The id a base provider entry matches by: `${env.X:+vllm}` counts as vllm. */
 export function effectiveId(providerId: Json | undefined): string | undefined {
   if (typeof providerId !== "string") return undefined;
@@ -116,7 +137,7 @@ function mapEntry(
   }
   if (entry.apiKey !== undefined) {
     const path = `${specPath}.apiKey`;
-    const targets = info.secretFields.length > 0 ? info.secretFields : info.credentialFields;
+    const targets = apiKeyTargets(info);
     if (targets.length === 1) {
       const field = targets[0] ?? "";
       const name = envName("API_KEY");

@@ -144,6 +144,8 @@ export const msg = {
     "spec.workload.storage was removed, and the claim is kept with its data until the LlamaStackDistribution is deleted.",
   fixForeignChild: () =>
     "If the object is not llsd-hook's, remove its controller-uid label (or delete it) so that Metacontroller stops treating it as a child.",
+  fixUnrecordedChild: (manager: string) =>
+    `If Metacontroller applies server-side with a field manager other than ${manager}, set the hook's SSA_FIELD_MANAGER to its --apply-strategy-ssa-field-manager; otherwise fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.`,
   fixUnreadableChild: () =>
     "Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.",
 

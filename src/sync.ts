@@ -19,6 +19,7 @@ import { Status } from "./api/status.js";
 import { canonicalObject } from "./children/canonical.js";
 import { childNames, CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./children/keep.js";
+import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { serviceUrl } from "./children/service.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
@@ -44,6 +45,8 @@ import { computeStatus, ConditionReason, type Check } from "./status.js";
 
 export interface SyncContext {
   catalog: Catalog;
+  /** Metacontroller's server-side apply field manager (default "metacontroller"). */
+  fieldManager?: string;
   /** generateConfig, possibly memoized by the edge. */
   generate: (input: GenerateInput) => Result<GeneratedConfig>;
 }
@@ -331,7 +334,8 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
     }
   }
 
-  const parentRef = { name: llsd, namespace };
+  const fieldManager = ctx.fieldManager ?? DEFAULT_FIELD_MANAGER;
+  const parentRef = { name: llsd, namespace, fieldManager };
   let children: KubeObject[];
   let rolledOut = false;
   if (plan !== undefined) {
@@ -350,7 +354,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
       [claims, msg.keepBecauseStorageRemoved()],
     ] as const) {
       const kept = keepAll(toKeep, parentRef);
-      if (!kept.ok) return conflict(kept, namespace, situation);
+      if (!kept.ok) return conflict(kept, namespace, fieldManager, situation);
       plan.children.push(...kept.children);
     }
     children = plan.children;
@@ -363,6 +367,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
       return conflict(
         kept,
         namespace,
+        fieldManager,
         msg.keepBecauseInvalid(first === undefined ? "see the status" : formatProblem(first)),
       );
     children = kept.children;
@@ -430,10 +435,16 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
 function conflict(
   kept: Extract<Kept, { ok: false }>,
   namespace: string,
+  fieldManager: string,
   situation: string,
 ): SyncOutcome {
   const { child, untrusted } = kept;
-  const fix = untrusted.foreign ? msg.fixForeignChild() : msg.fixUnreadableChild();
+  const fix =
+    untrusted.kind === "foreign"
+      ? msg.fixForeignChild()
+      : untrusted.kind === "unrecorded"
+        ? msg.fixUnrecordedChild(fieldManager)
+        : msg.fixUnreadableChild();
   return {
     kind: "conflict",
     message: msg.cannotKeep(

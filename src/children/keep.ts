@@ -11,10 +11,13 @@
 //   1. The observed child must be one this parent may have: a declared child
 //      kind and apiVersion, in the parent's namespace, with a name from
 //      childNames for this parent.
-//   2. What is kept is the last-applied annotation only if it parses to that
-//      same object (apiVersion, kind, namespace, name) and is no deeper than
-//      anything the hook builds. Content beyond identity is not checked: whoever
-//      can write the annotation can already edit the live child.
+//   2. What is kept is what Metacontroller applied: under server-side apply,
+//      the live child projected onto its field manager's Apply entry
+//      (managed-fields.ts: every value from the live object); otherwise the
+//      last-applied annotation, only if it parses to that same object
+//      (apiVersion, kind, namespace, name) and is no deeper than anything the
+//      hook builds. Content beyond identity is not checked: whoever can write
+//      the record can already edit the live child.
 //   3. Without a trustworthy annotation, a claim or a content-hashed ConfigMap
 //      is rebuilt from the live object (identity from the observed child,
 //      contents the pods already use); any other child cannot be kept.
@@ -30,6 +33,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
 import { defined, isObject } from "../config/json.js";
 import { measure } from "../api/bounds.js";
 import { childNames, labelsFor } from "./labels.js";
+import { applyManagers, DEFAULT_FIELD_MANAGER, projectApplied } from "./managed-fields.js";
 import { CHILD_TYPES } from "./types.js";
 
 export const CONTROLLER_UID_LABEL = "controller-uid";
@@ -40,14 +44,19 @@ const MAX_KEPT_DEPTH = 48;
 export interface ParentRef {
   name: string;
   namespace: string;
+  /** The field manager Metacontroller applies with in server-side apply mode. */
+  fieldManager?: string | undefined;
 }
 
 /** Why a child's applied state cannot be trusted; completes "<Kind> <ns>/<name> …". */
 export type Untrusted = {
   ok: false;
   why: string;
-  /** Not one of this parent's children at all (rule 1), rather than unreadable (rule 2). */
-  foreign: boolean;
+  /**
+   * foreign: not one of this parent's children (rule 1); unreadable: its record
+   * of what was applied cannot be trusted (rule 2); unrecorded: it has none.
+   */
+  kind: "foreign" | "unreadable" | "unrecorded";
 };
 export type Applied = { ok: true; object: KubeObject } | Untrusted;
 
@@ -91,19 +100,19 @@ function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | und
   if (declared === undefined || declared !== observed.apiVersion)
     return {
       ok: false,
-      foreign: true,
+      kind: "foreign",
       why: `is not a child type llsd-hook manages (${observed.apiVersion})`,
     };
   if ((observed.metadata.namespace ?? parent.namespace) !== parent.namespace)
     return {
       ok: false,
-      foreign: true,
+      kind: "foreign",
       why: `is not in the LlamaStackDistribution's namespace ${parent.namespace}`,
     };
   if (!isOwnedName(observed.kind, observed.metadata.name, parent.name))
     return {
       ok: false,
-      foreign: true,
+      kind: "foreign",
       why: `is not named like a child of LlamaStackDistribution ${parent.name}`,
     };
   return undefined;
@@ -132,14 +141,14 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
       ? annotations[LAST_APPLIED_ANNOTATION]
       : undefined;
   if (text === undefined)
-    return { ok: false, foreign: false, why: `has no ${LAST_APPLIED_ANNOTATION} annotation` };
+    return { ok: false, kind: "unreadable", why: `has no ${LAST_APPLIED_ANNOTATION} annotation` };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return {
       ok: false,
-      foreign: false,
+      kind: "unreadable",
       why: `has a ${LAST_APPLIED_ANNOTATION} annotation that is not JSON`,
     };
   }
@@ -147,7 +156,7 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
   if (shape.problem !== undefined)
     return {
       ok: false,
-      foreign: false,
+      kind: "unreadable",
       why:
         shape.problem.kind === "key"
           ? `has a ${LAST_APPLIED_ANNOTATION} annotation with a __proto__ key, which llsd-hook never writes`
@@ -156,7 +165,7 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
   if (!isObject(value) || !isObject(value["metadata"]))
     return {
       ok: false,
-      foreign: false,
+      kind: "unreadable",
       why: `has a ${LAST_APPLIED_ANNOTATION} annotation that is not a Kubernetes object`,
     };
   const metadata = value["metadata"];
@@ -168,7 +177,7 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
   if (!same)
     return {
       ok: false,
-      foreign: false,
+      kind: "unreadable",
       why: `has a ${LAST_APPLIED_ANNOTATION} annotation describing another object (${describe(value)})`,
     };
   return { ok: true, object: withoutControllerUid(value as unknown as KubeObject) };
@@ -241,18 +250,47 @@ function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefin
 }
 
 /**
+ * Rule 2, in either apply mode: under server-side apply, the projection of the
+ * live child onto the fields Metacontroller's manager applied (an annotation
+ * beside it is a leftover of dynamic apply, or a forgery); else the annotation.
+ * Update entries (kubectl edit, /scale) are never a source.
+ */
+function fromRecord(observed: KubeObject, parent: ParentRef): Applied {
+  const manager = parent.fieldManager ?? DEFAULT_FIELD_MANAGER;
+  if (
+    measure(observed, { maxDepth: MAX_KEPT_DEPTH + 16, maxEntries: Infinity }).problem === undefined
+  ) {
+    const projected = projectApplied(observed, manager);
+    if (projected !== undefined) return { ok: true, object: projected };
+  }
+  const annotated = fromAnnotation(observed, parent);
+  const annotations = observed.metadata.annotations;
+  if (
+    annotated.ok ||
+    (annotations !== undefined && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION))
+  )
+    return annotated;
+  const managers = applyManagers(observed);
+  return {
+    ok: false,
+    kind: "unrecorded",
+    why: `has neither a managedFields Apply entry of field manager ${manager} (Apply entries found: ${managers.length === 0 ? "none" : managers.join(", ")}) nor a ${LAST_APPLIED_ANNOTATION} annotation`,
+  };
+}
+
+/**
  * What Metacontroller applied for this child, if it can be trusted (rules 1–2).
  * Used to keep a child and to tell whether the Deployment runs what we want.
  */
 export function appliedOf(observed: KubeObject, parent: ParentRef): Applied {
-  return checkIdentity(observed, parent) ?? fromAnnotation(observed, parent);
+  return checkIdentity(observed, parent) ?? fromRecord(observed, parent);
 }
 
 /** A child to return as it is (rules 1–3). */
 export function keepChild(observed: KubeObject, parent: ParentRef): Applied {
   const identity = checkIdentity(observed, parent);
   if (identity !== undefined) return identity;
-  const applied = fromAnnotation(observed, parent);
+  const applied = fromRecord(observed, parent);
   if (applied.ok) return applied;
   const rebuilt = fromLive(observed, parent);
   return rebuilt === undefined ? applied : { ok: true, object: rebuilt };

@@ -33,6 +33,8 @@ export interface AppOptions {
   cacheBytes?: number;
   /** The largest request body accepted (default BODY_LIMIT_BYTES). */
   bodyLimitBytes?: number;
+  /** Metacontroller's server-side apply field manager (default "metacontroller"). */
+  fieldManager?: string;
   /** When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16). */
   bearerToken?: string;
 }
@@ -146,7 +148,11 @@ export function createApp(options: AppOptions): express.Express {
       now()
         .toISOString()
         .replace(/\.\d{3}Z$/, "Z"),
-      { catalog, generate },
+      {
+        catalog,
+        generate,
+        ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+      },
     );
     if (outcome.kind === "conflict") {
       res.locals["log"] = { ...res.locals["log"], conflict: outcome.message };

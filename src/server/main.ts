@@ -7,6 +7,7 @@
 //   LOG_LEVEL              pino level (info)
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
 //   CACHE_MIB              what the generation cache may hold (48)
+//   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -66,6 +67,9 @@ function main(): void {
     logger,
     bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
     cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
+    ...(env["SSA_FIELD_MANAGER"] === undefined || env["SSA_FIELD_MANAGER"] === ""
+      ? {}
+      : { fieldManager: env["SSA_FIELD_MANAGER"] }),
     ...(token === undefined ? {} : { bearerToken: token }),
   });
   const certFile = env["TLS_CERT_FILE"];

@@ -4,8 +4,11 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../../src/api/hook.
 import { measure, SPEC_BOUNDS } from "../../../src/api/bounds.js";
 import { goJsonBytes, largestParts } from "../../../src/children/budget.js";
 import { isOwnedName, keepChild } from "../../../src/children/keep.js";
+import { projectApplied } from "../../../src/children/managed-fields.js";
 
 const parent = { name: "llama", namespace: "default" };
+const NO_RECORD =
+  "has neither a managedFields Apply entry of field manager metacontroller (Apply entries found: none) nor a metacontroller.k8s.io/last-applied-configuration annotation";
 
 describe("isOwnedName", () => {
   const rows: [kind: string, name: string, owned: boolean][] = [
@@ -67,7 +70,7 @@ describe("keepChild", () => {
     {
       name: "a Deployment without annotation: cannot be kept",
       observed: child("Deployment", "apps/v1", "llama", {}, null),
-      kept: "has no metacontroller.k8s.io/last-applied-configuration annotation",
+      kept: NO_RECORD,
     },
     {
       name: "an annotation that is not JSON",
@@ -185,7 +188,7 @@ describe("keepChild", () => {
         { spec: { accessModes: "ReadWriteOnce" } },
         null,
       ),
-      kept: "has no metacontroller.k8s.io/last-applied-configuration annotation",
+      kept: NO_RECORD,
     },
     {
       name: "an immutable ConfigMap with a forged annotation: rebuilt from its live data",
@@ -226,7 +229,7 @@ describe("keepChild", () => {
         { data: { "config.yaml": "x" } },
         null,
       ),
-      kept: "has no metacontroller.k8s.io/last-applied-configuration annotation",
+      kept: NO_RECORD,
     },
   ];
   for (const row of rows) {
@@ -310,5 +313,189 @@ describe("goJsonBytes and largestParts", () => {
     expect(largestParts(value)).to.equal(
       "big.models (7 KiB in 3 entries; largest [2] 4 KiB, [1] 3 KiB, [0] 2 KiB)",
     );
+  });
+});
+
+describe("projectApplied and keepChild under server-side apply", () => {
+  // A Service as the API server stores it after Metacontroller's apply (manager
+  // "metacontroller"), then a kubectl edit (an Update entry) and a status write.
+  const live = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      name: "llama-service",
+      namespace: "default",
+      uid: "u1",
+      resourceVersion: "7",
+      labels: {
+        "app.kubernetes.io/name": "llama-stack",
+        "controller-uid": "uid-parent",
+        team: "ml",
+      },
+      ownerReferences: [
+        {
+          apiVersion: "llamastack.io/v1alpha2",
+          kind: "LlamaStackDistribution",
+          name: "llama",
+          uid: "uid-parent",
+          controller: true,
+        },
+      ],
+      managedFields: [
+        {
+          manager: "metacontroller",
+          operation: "Apply",
+          apiVersion: "v1",
+          fieldsType: "FieldsV1",
+          fieldsV1: {
+            "f:metadata": {
+              "f:labels": { "f:app.kubernetes.io/name": {}, "f:controller-uid": {} },
+              "f:ownerReferences": { 'k:{"uid":"uid-parent"}': {} },
+            },
+            "f:spec": {
+              "f:ports": {
+                'k:{"port":8321,"protocol":"TCP"}': {
+                  ".": {},
+                  "f:name": {},
+                  "f:port": {},
+                  "f:protocol": {},
+                  "f:targetPort": {},
+                },
+              },
+              "f:selector": {},
+              "f:type": {},
+            },
+          },
+        },
+        {
+          manager: "kubectl-edit",
+          operation: "Update",
+          apiVersion: "v1",
+          fieldsType: "FieldsV1",
+          fieldsV1: { "f:metadata": { "f:labels": { "f:team": {} } } },
+        },
+        {
+          manager: "metacontroller",
+          operation: "Apply",
+          subresource: "status",
+          apiVersion: "v1",
+          fieldsType: "FieldsV1",
+          fieldsV1: { "f:status": {} },
+        },
+      ],
+    },
+    spec: {
+      clusterIP: "10.0.0.1",
+      ports: [
+        { name: "metrics", port: 9464, protocol: "TCP", targetPort: 9464 },
+        { name: "http", port: 8321, protocol: "TCP", targetPort: "http" },
+      ],
+      selector: { "app.kubernetes.io/name": "llama-stack" },
+      sessionAffinity: "None",
+      type: "ClusterIP",
+    },
+    status: { loadBalancer: {} },
+  } as unknown as KubeObject;
+  const applied = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      name: "llama-service",
+      namespace: "default",
+      labels: { "app.kubernetes.io/name": "llama-stack" },
+    },
+    spec: {
+      ports: [{ name: "http", port: 8321, protocol: "TCP", targetPort: "http" }],
+      selector: { "app.kubernetes.io/name": "llama-stack" },
+      type: "ClusterIP",
+    },
+  };
+
+  it("the live object on the manager's Apply set: no defaults, no other manager's fields, no owner or controller-uid", () => {
+    expect(projectApplied(live, "metacontroller")).to.deep.equal(applied);
+  });
+
+  it("another manager's Apply set, or none: undefined", () => {
+    expect(projectApplied(live, "kubectl-edit")).to.equal(undefined); // an Update entry is never a source
+    expect(projectApplied(live, "llsd")).to.equal(undefined);
+  });
+
+  it("the Apply entry wins over an annotation beside it (a leftover or a forgery)", () => {
+    const forged = {
+      ...live,
+      metadata: {
+        ...live.metadata,
+        annotations: {
+          [LAST_APPLIED_ANNOTATION]: JSON.stringify({
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "x", namespace: "kube-system" },
+          }),
+        },
+      },
+    } as KubeObject;
+    const kept = keepChild(forged, parent);
+    expect(kept.ok && kept.object).to.deep.equal(applied);
+  });
+
+  it("a field manager configured elsewhere: the message lists the Apply managers found", () => {
+    const kept = keepChild(live, { ...parent, fieldManager: "mc-ssa" });
+    expect(kept.ok).to.equal(false);
+    if (!kept.ok) {
+      expect(kept.kind).to.equal("unrecorded");
+      expect(kept.why).to.equal(
+        "has neither a managedFields Apply entry of field manager mc-ssa (Apply entries found: metacontroller) nor a metacontroller.k8s.io/last-applied-configuration annotation",
+      );
+    }
+  });
+
+  it("a rewritten Apply set cannot change identity: name, namespace and kind come from the live object", () => {
+    const rewritten = {
+      ...live,
+      metadata: {
+        ...live.metadata,
+        managedFields: [
+          {
+            manager: "metacontroller",
+            operation: "Apply",
+            apiVersion: "v1",
+            fieldsV1: { "f:kind": {}, "f:metadata": { "f:name": {}, "f:namespace": {} } },
+          },
+        ],
+      },
+    } as KubeObject;
+    expect(projectApplied(rewritten, "metacontroller")).to.deep.equal({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "llama-service", namespace: "default" },
+    });
+  });
+
+  it("set members by value and by index", () => {
+    const obj = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: {
+        name: "x",
+        finalizers: ["a", "b"],
+        managedFields: [
+          {
+            manager: "m",
+            operation: "Apply",
+            fieldsV1: {
+              "f:metadata": { "f:finalizers": { 'v:"b"': {} } },
+              "f:data": { "f:k": {} },
+            },
+          },
+        ],
+      },
+      data: { k: "v", other: "w" },
+    } as unknown as KubeObject;
+    expect(projectApplied(obj, "m")).to.deep.equal({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "x", finalizers: ["b"] },
+      data: { k: "v" },
+    });
   });
 });

@@ -183,7 +183,7 @@ describe("HTTP edge", () => {
     if (c === undefined) throw new Error("golden case missing");
     const res = await request(app).post("/sync").send(buildRequest(c.file, "v1")).expect(409);
     expect(res.body.error).to.include(
-      "has no metacontroller.k8s.io/last-applied-configuration annotation",
+      "has neither a managedFields Apply entry of field manager metacontroller (Apply entries found: none) nor a metacontroller.k8s.io/last-applied-configuration annotation",
     );
   });
 

@@ -24,6 +24,7 @@ import {
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { defined } from "../config/json.js";
+import { canonicalQuantities } from "./quantity.js";
 import {
   CONFIG_HASH_ANNOTATION,
   CONTAINER_NAME,
@@ -152,7 +153,14 @@ export function buildDeployment(input: DeploymentInput): Deployment {
     args: input.args,
     ports: [{ name: PORT_NAME, containerPort: input.port, protocol: "TCP" }],
     env: env(input),
-    resources: input.resources,
+    resources:
+      input.resources === undefined
+        ? undefined
+        : defined<ResourceRequirements>({
+            ...input.resources,
+            requests: canonicalQuantities(input.resources.requests),
+            limits: canonicalQuantities(input.resources.limits),
+          }),
     volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
     startupProbe: probe(input, { periodSeconds: 5, failureThreshold: 60, timeoutSeconds: 5 }),
     readinessProbe: probe(input, { periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 }),

@@ -1,5 +1,6 @@
 // The smaller children (SPEC §5): ServiceAccount, Ingress, NetworkPolicy,
 // PersistentVolumeClaim, HorizontalPodAutoscaler and PodDisruptionBudget.
+import { canonicalQuantity } from "./quantity.js";
 import type { HorizontalPodAutoscaler, MetricSpec } from "kubernetes-types/autoscaling/v2.js";
 import type { PersistentVolumeClaim, ServiceAccount } from "kubernetes-types/core/v1.js";
 import type { Ingress, NetworkPolicy, NetworkPolicyPeer } from "kubernetes-types/networking/v1.js";
@@ -102,7 +103,7 @@ export function buildPvc(
     metadata: meta(b, childNames.pvc(b.llsd)),
     spec: {
       accessModes: [b.accessMode],
-      resources: { requests: { storage: b.size } },
+      resources: { requests: { storage: canonicalQuantity(b.size) } },
       ...(b.storageClassName === undefined ? {} : { storageClassName: b.storageClassName }),
     },
   };

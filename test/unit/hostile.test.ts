@@ -156,6 +156,141 @@ describe("hostile children (property tests)", () => {
   });
 });
 
+/**
+ * A FieldsV1 set covering every field of `value`, the way the API server records
+ * an apply: objects by f:, lists of objects by k: on their merge key, other lists whole.
+ */
+function fieldSet(value: unknown): Record<string, unknown> {
+  if (Array.isArray(value)) {
+    const keyOf = (item: unknown): string | undefined => {
+      if (typeof item !== "object" || item === null) return undefined;
+      const o = item as Record<string, unknown>;
+      if (o["containerPort"] !== undefined)
+        return JSON.stringify({
+          containerPort: o["containerPort"],
+          protocol: o["protocol"] ?? "TCP",
+        });
+      if (o["port"] !== undefined)
+        return JSON.stringify({ port: o["port"], protocol: o["protocol"] ?? "TCP" });
+      for (const k of ["name", "mountPath", "key"])
+        if (o[k] !== undefined) return JSON.stringify({ [k]: o[k] });
+      return undefined;
+    };
+    if (value.every((i) => keyOf(i) !== undefined))
+      return Object.fromEntries(value.map((i) => [`k:${keyOf(i)}`, { ".": {}, ...fieldSet(i) }]));
+    return {};
+  }
+  if (typeof value !== "object" || value === null) return {};
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [`f:${k}`, fieldSet(v)]));
+}
+
+/** A child as server-side apply leaves it: no annotation, an Apply entry of `manager`. */
+function appliedServerSide(child: KubeObject, manager: string): KubeObject {
+  const { annotations, ...metadata } = child.metadata;
+  const rest = Object.fromEntries(
+    Object.entries(annotations ?? {}).filter(([k]) => k !== LAST_APPLIED_ANNOTATION),
+  );
+  const applied = JSON.parse(annotations?.[LAST_APPLIED_ANNOTATION] ?? "{}") as KubeObject;
+  return {
+    ...child,
+    metadata: {
+      ...metadata,
+      ...(Object.keys(rest).length === 0 ? {} : { annotations: rest }),
+      managedFields: [
+        {
+          manager,
+          operation: "Apply",
+          apiVersion: child.apiVersion,
+          fieldsType: "FieldsV1",
+          fieldsV1: fieldSet(applied),
+        },
+      ],
+    } as KubeObject["metadata"],
+  };
+}
+
+describe("hostile children under server-side apply (property tests)", () => {
+  const ssa = running.map((c) => appliedServerSide(c, "metacontroller"));
+
+  it("an invalid edit keeps every child as its Apply entry records it, equal to what was returned", () => {
+    const out = sync(
+      request(edits.invalid, { children: ssa, generation: 2 }),
+      "2026-11-01T12:00:00Z",
+      syncContext(),
+    );
+    expect(out.kind).to.equal("ok");
+    if (out.kind !== "ok") return;
+    const returned = syncOk(request(runningSpec)).children;
+    expect(out.response.children.map(id).sort()).to.deep.equal(returned.map(id).sort());
+    for (const child of returned) {
+      const kept = out.response.children.find((c) => id(c) === id(child));
+      expect(JSON.stringify(sortKeys(kept)), id(child)).to.equal(JSON.stringify(sortKeys(child)));
+    }
+  });
+
+  it("whatever managedFields say (any manager, any set, any operation), every object answered is this parent's, and an invalid edit drops none", () => {
+    const entry = fc.record({
+      manager: fc.constantFrom("metacontroller", "kubectl-edit", "other"),
+      operation: fc.constantFrom("Apply", "Update"),
+      subresource: fc.constantFrom(undefined, "status"),
+      fieldsV1: fc.oneof(
+        fc.json({ maxDepth: 3 }).map((t) => JSON.parse(t) as unknown),
+        fc.constant({ "f:metadata": { "f:name": {}, "f:namespace": {} }, "f:kind": {} }),
+      ),
+    });
+    const children = fc.tuple(
+      ...ssa.map((child) =>
+        fc
+          .option(fc.array(entry, { maxLength: 3 }), { nil: undefined })
+          .map((entries) =>
+            entries === undefined
+              ? child
+              : ({
+                  ...child,
+                  metadata: { ...child.metadata, managedFields: entries },
+                } as KubeObject),
+          ),
+      ),
+    );
+    fc.assert(
+      fc.property(
+        children,
+        fc.constantFrom(...(Object.keys(edits) as (keyof typeof edits)[])),
+        (observed, edit) => {
+          const out = sync(
+            request(edits[edit], { children: observed, generation: 2 }),
+            "2026-11-01T12:00:00Z",
+            syncContext(),
+          );
+          if (out.kind === "conflict") return;
+          for (const o of out.response.children) {
+            expect(CHILD_TYPES.find((t) => t.kind === o.kind)?.apiVersion, id(o)).to.equal(
+              o.apiVersion,
+            );
+            expect(o.metadata.namespace, id(o)).to.equal("default");
+            expect(isOwnedName(o.kind, o.metadata.name, "llama"), id(o)).to.equal(true);
+          }
+          if (edit === "invalid") {
+            const ids = new Set(out.response.children.map(id));
+            for (const o of observed) expect(ids.has(id(o)), `${id(o)} was dropped`).to.equal(true);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, sortKeys(v)]),
+  );
+}
+
 /** JSON text nested `depth` levels (built as text: JSON.stringify itself overflows). */
 function nested(depth: number, arrays: boolean): string {
   return arrays

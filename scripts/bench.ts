@@ -23,7 +23,8 @@ const catalog = loadCatalog();
 
 function typicalSpec(salt = ""): unknown {
   return {
-    distribution: { name: "starter" },
+    // 0.7.3: the shapes the figures were first measured on (the large one has safety providers).
+    distribution: { name: "starter", release: "0.7.3" },
     providers: {
       inference: [
         {
@@ -61,7 +62,8 @@ function largeSpec(salt = ""): unknown {
     provider: `vllm-${i % 12}`,
   }));
   return {
-    distribution: { name: "starter" },
+    // 0.7.3: the shapes the figures were first measured on (the large one has safety providers).
+    distribution: { name: "starter", release: "0.7.3" },
     providers: { inference, safety, toolRuntime },
     resources: { models },
   };

@@ -103,9 +103,9 @@ export const msg = {
   reservedEnv: (name: string) =>
     `${name} is set by llsd-hook and cannot be overridden (only HOME, SQLITE_STORE_DIR, FILES_STORAGE_DIR and HF_HOME can); rename or remove it`,
   reservedVolume: (name: string) =>
-    `volume name ${name} is used by llsd-hook (config, data, tls); choose another name`,
+    `volume name ${name} is used by llsd-hook (config, data, tls; ogx-tmp on OGX); choose another name`,
   reservedMountPath: (path: string) =>
-    `${path} is where llsd-hook mounts the config, TLS or data volume; mount elsewhere`,
+    `${path} is where llsd-hook mounts the config, TLS or data volume (or, on OGX, /tmp); mount elsewhere`,
   reservedLabel: (key: string) =>
     `label ${key} is set by llsd-hook and selects the pods; remove it`,
   reservedAnnotation: (key: string) =>

@@ -20,6 +20,8 @@ import {
   CONFIG_MOUNT_DIR,
   TLS_MOUNT_DIR,
   dataEnv,
+  isOgx,
+  OGX_TMP,
   serverEnv,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
@@ -142,6 +144,13 @@ export function buildDeployment(input: DeploymentInput): Deployment {
     { name: VOLUME_NAMES.config, mountPath: CONFIG_MOUNT_DIR, readOnly: true },
     { name: VOLUME_NAMES.data, mountPath: input.dataDir },
   ];
+  if (input.release !== undefined && isOgx(input.release)) {
+    volumes.push({
+      name: OGX_TMP.volume,
+      emptyDir: { medium: "Memory", sizeLimit: OGX_TMP.sizeLimit },
+    });
+    mounts.push({ name: OGX_TMP.volume, mountPath: OGX_TMP.mountPath });
+  }
   if (input.tls !== undefined) {
     volumes.push({ name: VOLUME_NAMES.tls, secret: { secretName: input.tls.secretName } });
     mounts.push({ name: VOLUME_NAMES.tls, mountPath: TLS_MOUNT_DIR, readOnly: true });

@@ -6,7 +6,13 @@ import type { KubeObject } from "../api/hook.js";
 import type { Spec } from "../api/schema.js";
 import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "../api/workload.js";
 import type { GeneratedConfig } from "../config/generate.js";
-import { CONFIG_MOUNT_DIR, TLS_MOUNT_DIR, isReservedEnvName } from "../config/runtime.js";
+import {
+  CONFIG_MOUNT_DIR,
+  TLS_MOUNT_DIR,
+  isOgx,
+  isReservedEnvName,
+  OGX_TMP,
+} from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { checkSizes } from "./budget.js";
@@ -41,7 +47,8 @@ export type Plan =
 
 const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), "controller-uid"]);
 
-function checkOverrides(spec: Spec, dataDir: string): Problem[] {
+function checkOverrides(spec: Spec, dataDir: string, release: string | undefined): Problem[] {
+  const ogx = release !== undefined && isOgx(release);
   const o = spec.workload?.overrides;
   if (o === undefined) return [];
   const at = "spec.workload.overrides";
@@ -55,7 +62,10 @@ function checkOverrides(spec: Spec, dataDir: string): Problem[] {
     envNames.add(e.name);
   });
   // The API server refuses a pod whose volume names or mount paths repeat.
-  const reservedVolumes = new Set<string>(Object.values(VOLUME_NAMES));
+  const reservedVolumes = new Set<string>([
+    ...Object.values(VOLUME_NAMES),
+    ...(ogx ? [OGX_TMP.volume] : []),
+  ]);
   const volumeNames = new Set<string>();
   (o.volumes ?? []).forEach((v, i) => {
     const path = `${at}.volumes[${i}].name`;
@@ -65,7 +75,12 @@ function checkOverrides(spec: Spec, dataDir: string): Problem[] {
       problems.push(problem(Reason.InvalidSpec, path, msg.duplicateVolume(v.name)));
     volumeNames.add(v.name);
   });
-  const reservedPaths = new Set([CONFIG_MOUNT_DIR, TLS_MOUNT_DIR, dataDir]);
+  const reservedPaths = new Set([
+    CONFIG_MOUNT_DIR,
+    TLS_MOUNT_DIR,
+    dataDir,
+    ...(ogx ? [OGX_TMP.mountPath] : []),
+  ]);
   const mountPaths = new Set<string>();
   (o.volumeMounts ?? []).forEach((m, i) => {
     const path = `${at}.volumeMounts[${i}].mountPath`;
@@ -148,7 +163,7 @@ export function planChildren(input: PlanInput): Plan {
           requireClientCertificate: spec.networking.tls.requireClientCertificate === true,
         }
       : undefined;
-  const problems = checkOverrides(spec, dataDir);
+  const problems = checkOverrides(spec, dataDir, input.release);
   const warnings: Problem[] = [];
   const children: KubeObject[] = [];
   const observedPvc = input.observedChildren.find(

@@ -47,7 +47,15 @@ const RESERVED_ENV = new Set([
   "OGX_PORT",
   // OGX writes the resolved config to a file of its own and points OGX_CONFIG at it.
   "OGX_CONFIG",
+  // OGX_WORKERS would beat server.workers (spec.workload.workers).
+  "OGX_WORKERS",
 ]);
+
+/**
+ * OGX writes the resolved config, secrets in clear, to a file in $TMPDIR while
+ * it runs: /tmp is an in-memory volume there, so it never reaches the node's disk.
+ */
+export const OGX_TMP = { volume: "ogx-tmp", mountPath: "/tmp", sizeLimit: "16Mi" } as const;
 
 /** Names of every env var the Deployment sets itself, in any release. */
 export const RUNTIME_ENV_NAMES: readonly string[] = [

@@ -1,9 +1,13 @@
-// Boots a real `llama stack run` on a config.yaml, from the release's venv:
-// installs the provider dependencies the config needs (once, cached by a
-// marker), starts the server on a free port with HOME and the data
-// directories in a temp dir, waits for GET /v1/health, fetches GET /v1/models,
-// and always stops the process group and removes the temp dir, also on failure
-// (printing the server's log tail).
+// Boots a real `llama stack run` (llama-stack <= 0.7) or `ogx stack run` (ogx,
+// 0.8 on) on a config.yaml, from the release's venv, the way the image's
+// entrypoint starts it: installs the provider dependencies the config needs
+// (once, cached by a marker), starts the server on a free port with HOME, TMPDIR
+// and the data directories in a temp dir, waits for GET /v1/health, fetches GET
+// /v1/models, and always stops the process group and removes the temp dir, also
+// on failure (printing the server's log tail). ogx is started without
+// --insecure: a config without TLS must carry `server.insecure: true` (1.2+).
+// A start counts only when /v1/health answers: ogx 1.4+ exits 0 when startup
+// fails, so the exit code says nothing.
 import { spawn, type ChildProcess } from "node:child_process";
 import { freePort } from "../net.js";
 import { createHash } from "node:crypto";
@@ -34,14 +38,16 @@ export interface BootedStack {
   /** The `id`s listed by GET /v1/models. */
   modelIds: string[];
   deps: DepsResult;
-  /** From spawning `llama stack run` to a healthy /v1/health. */
+  /** From spawning the server to a healthy /v1/health. */
   startMs: number;
+  /** The harness's temp dir (HOME, TMPDIR, data); stop() removes it. */
+  workDir: string;
   stop(): Promise<void>;
   logs(): string;
 }
 
 export interface DepsResult {
-  /** Requirements `llama stack list-deps` printed for the config. */
+  /** Requirements `llama stack list-deps` / `ogx stack list-deps` printed for the config. */
   required: string[];
   /** The ones that were missing from the venv and got installed now. */
   installed: string[];
@@ -54,6 +60,14 @@ export interface DepsResult {
 const refused = /^(torch|torchvision|torchao|sentence-transformers)\b/i;
 
 const lockDir = join(import.meta.dirname, "requirements");
+
+/**
+ * The package's CLI in a release's venv: `llama` for llama-stack (<= 0.7),
+ * `ogx` for its successor (0.8 on), which reads only OGX_* variables.
+ */
+export function cliOf(venv: string): "llama" | "ogx" {
+  return existsSync(join(venv, "bin", "ogx")) ? "ogx" : "llama";
+}
 
 export async function ensureProviderDeps(
   release: string,
@@ -78,9 +92,10 @@ export async function ensureProviderDeps(
     };
   }
   const env = scrubbedEnv(venv, join(tmpdir(), "llsd-list-deps-home"));
-  const listed = await run(join(venv, "bin", "llama"), ["stack", "list-deps", configPath], env);
+  const cli = cliOf(venv);
+  const listed = await run(join(venv, "bin", cli), ["stack", "list-deps", configPath], env);
   if (listed.code !== 0) {
-    throw new Error(`llama stack list-deps failed (${listed.code}):\n${tail(listed.stderr, 30)}`);
+    throw new Error(`${cli} stack list-deps failed (${listed.code}):\n${tail(listed.stderr, 30)}`);
   }
   const required: string[] = [];
   for (const line of listed.stdout.split("\n").map((l) => l.trim())) {
@@ -121,9 +136,10 @@ export async function ensureProviderDeps(
 }
 
 /**
- * What `llama stack list-deps` output depends on: the provider types of every
- * entry (enabled or not), external modules and external_apis_dir. Ports and
- * URLs do not change it, so a config that differs only in those reuses the marker.
+ * What `llama stack list-deps` (`ogx stack list-deps`) output depends on: the
+ * provider types of every entry (enabled or not), external modules and
+ * external_apis_dir. Ports and URLs do not change it, so a config that differs
+ * only in those reuses the marker.
  */
 function depsBasis(configYaml: string): string {
   let doc: unknown;
@@ -188,6 +204,7 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
   const { release, configYaml } = options;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const venv = venvFor(release);
+  const cli = cliOf(venv);
   const dir = mkdtempSync(join(tmpdir(), "llsd-boot-"));
   const configPath = join(dir, "config.yaml");
   writeFileSync(configPath, configYaml);
@@ -216,13 +233,28 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
       HF_HOME: join(dir, "hf"),
       PYTHONUNBUFFERED: "1",
     };
-    for (const sub of ["home", "data", "files"]) mkdirSync(join(dir, sub), { recursive: true });
+    const subdirs = ["home", "data", "files"];
+    let args = ["stack", "run", configPath, "--port", String(port)];
+    if (cli === "ogx") {
+      // As the image's entrypoint: `ogx stack run "$RUN_CONFIG_PATH"`, the port
+      // from OGX_PORT (ogx ignores LLAMA_STACK_PORT), no --insecure. ogx 1.2+
+      // writes the resolved config, secrets revealed, to a mkstemp file in
+      // $TMPDIR and removes it only at a clean exit: keep it in our temp dir.
+      args = ["stack", "run", configPath];
+      env["OGX_PORT"] = String(port);
+      env["TMPDIR"] = join(dir, "tmp");
+      // Rich wraps log lines at 120 columns; whole lines make failures readable.
+      env["OGX_LOG_WIDTH"] ??= "1000";
+      subdirs.push("tmp");
+    }
+    for (const sub of subdirs) mkdirSync(join(dir, sub), { recursive: true });
     const startedAt = performance.now();
-    const proc = spawn(
-      join(venv, "bin", "llama"),
-      ["stack", "run", configPath, "--port", String(port)],
-      { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const proc = spawn(join(venv, "bin", cli), args, {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child = proc;
     const onExit = (): void => {
       try {
@@ -241,7 +273,7 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
     proc.stderr?.on("data", capture);
 
     const baseUrl = `http://127.0.0.1:${port}`;
-    const health = await waitForHealth(proc, `${baseUrl}/v1/health`, timeoutMs);
+    const health = await waitForHealth(proc, cli, `${baseUrl}/v1/health`, timeoutMs, logs);
     const startMs = performance.now() - startedAt;
     const models = await getJson(`${baseUrl}/v1/models`);
     return {
@@ -252,6 +284,7 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
       modelIds: modelIdsOf(models),
       deps,
       startMs,
+      workDir: dir,
       stop,
       logs,
     };
@@ -259,11 +292,12 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
     const text = tail(logs(), 60);
     await stop();
     if (options.printLogOnFailure ?? true) {
-      console.error(`[boot] llama stack run (${release}) failed; server log tail:\n${text}`);
+      console.error(`[boot] ${cli} stack run (${release}) failed; server log tail:\n${text}`);
     }
     const message = cause instanceof Error ? cause.message : String(cause);
+    const what = cli === "ogx" ? "ogx" : "llama-stack";
     throw new Error(
-      `booting llama-stack ${release} failed: ${message}\n--- server log tail ---\n${text}`,
+      `booting ${what} ${release} failed: ${message}\n--- server log tail ---\n${text}`,
       {
         cause,
       },
@@ -297,15 +331,34 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function waitForHealth(proc: ChildProcess, url: string, timeoutMs: number): Promise<unknown> {
+async function waitForHealth(
+  proc: ChildProcess,
+  cli: "llama" | "ogx",
+  url: string,
+  timeoutMs: number,
+  logs: () => string,
+): Promise<unknown> {
   const deadline = performance.now() + timeoutMs;
   let exit: string | undefined;
-  proc.once("exit", (code, signal) => {
-    exit = `exited with ${code ?? signal}`;
+  let code: number | null = null;
+  proc.once("exit", (c, signal) => {
+    code = c;
+    exit = `exited with ${c ?? signal}`;
   });
+  // The output is complete once the pipes close, which can be after "exit".
+  const closed = new Promise<void>((resolve) => proc.once("close", () => resolve()));
   let lastError = "no answer yet";
   while (performance.now() < deadline) {
-    if (exit !== undefined) throw new Error(`llama stack run ${exit} before /v1/health answered`);
+    if (exit !== undefined) {
+      await Promise.race([closed, sleep(2_000)]);
+      // ogx 1.4+ exits 0 when a provider or the app fails to start.
+      const note = cli === "ogx" && code === 0 ? " (ogx exits 0 when startup fails)" : "";
+      const reason = startupError(logs());
+      throw new Error(
+        `${cli} stack run ${exit} before /v1/health answered${note}` +
+          (reason === undefined ? "" : `: ${reason}`),
+      );
+    }
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return (await res.json()) as unknown;
@@ -316,6 +369,29 @@ async function waitForHealth(proc: ChildProcess, url: string, timeoutMs: number)
     await sleep(250);
   }
   throw new Error(`/v1/health did not answer within ${timeoutMs} ms (last: ${lastError})`);
+}
+
+/** The line of the server's log that says why it stopped, if one does. */
+export function startupError(log: string): string | undefined {
+  const lines = log
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  const patterns = [
+    /TLS required: .*/,
+    /FATAL: .*/,
+    /server\.auth\.provider_config\.type is .*/,
+    /Failed to resolve .*/,
+    /\b\w*(?:Error|Exception): .*/,
+    /Application startup failed.*/,
+  ];
+  for (const pattern of patterns) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const hit = pattern.exec(lines[i]!);
+      if (hit !== null) return hit[0];
+    }
+  }
+  return undefined;
 }
 
 async function getJson(url: string): Promise<unknown> {

@@ -1,13 +1,17 @@
 """Checks Llama Stack config.yaml files the way the real server would, with the
-llama-stack package of one release (run it with that release's venv python).
+package of one release (run it with that release's venv python): `llama-stack`
+(modules llama_stack / llama_stack_api) up to 0.7, or its renamed successor
+`ogx` (modules ogx / ogx_api) from 0.8 on; whichever the venv has is imported.
 
-It runs the same top-level parse as `llama stack run`
-(llama_stack.core.configure.parse_and_maybe_upgrade_config: env substitution,
-then StackConfig), instantiates every enabled provider's config class from the
-provider registry (what the server does at startup), and adds the checks the
-library leaves to startup time or never makes: storage references, registered
-resources, `apis` coverage, provider API dependencies, and keys that pydantic
-silently drops (unknown keys), at every level.
+It runs the same top-level parse as `llama stack run` / `ogx stack run`
+(<module>.core.configure.parse_and_maybe_upgrade_config: the release's own
+rewrites of the raw dict, env substitution, then StackConfig), instantiates
+every enabled provider's config class from the provider registry (what the
+server does at startup), and adds the checks the library leaves to startup time
+or never makes: storage references, registered resources, `apis` coverage,
+provider API dependencies, the server's own start-up refusals (strict TLS, auth
+TLS verification), and keys that pydantic silently drops (unknown keys, also a
+field's Python name where only its alias is read), at every level.
 
 Usage:
   python validate.py CONFIG.yaml [ENV_JSON]
@@ -47,6 +51,12 @@ Finding codes (stable identifiers):
   resource-invalid           an entry registration rejects (embedding model without dimension)
   default-provider-missing   vector_stores defaults that name a provider that is not enabled
   default-shield-missing     safety.default_shield_id the server cannot resolve
+  tls-required               neither server TLS (tls_certfile and tls_keyfile) nor server.insecure:
+                             true; `ogx stack run` exits with "TLS required" (releases whose
+                             ServerConfig has `insecure`, ogx 1.2.0+)
+  auth-refused               server.auth settings create_app refuses (validate_auth_security, ogx
+                             1.2.0+): verify_tls false without server.insecure, or local_api_key
+                             with tenancy mode multi (1.4.1+)
   validator-mismatch         validate.py's env substitution disagrees with the library's (a bug here)
 """
 
@@ -73,25 +83,39 @@ _START = time.monotonic()
 # Library logging must not reach stdout, which carries the JSON answer.
 _STDOUT = sys.stdout
 sys.stdout = sys.stderr
-os.environ.setdefault("LLAMA_STACK_LOGGING", "all=critical")
+# llama-stack (<= 0.7) or ogx (>= 0.8): same layout, renamed modules and env prefix.
+if importlib.util.find_spec("ogx") is not None:
+    PACKAGE, MODULE, API_MODULE, ENV_PREFIX = "ogx", "ogx", "ogx_api", "OGX"
+else:
+    PACKAGE, MODULE, API_MODULE, ENV_PREFIX = "llama-stack", "llama_stack", "llama_stack_api", "LLAMA_STACK"
+os.environ.setdefault(f"{ENV_PREFIX}_LOGGING", "all=critical")
 warnings.simplefilter("ignore")
 
 import yaml  # noqa: E402
 from pydantic import AliasChoices, AliasPath, BaseModel, TypeAdapter, ValidationError  # noqa: E402
 
-from llama_stack.core import stack as ls_stack  # noqa: E402
-from llama_stack.core.configure import parse_and_maybe_upgrade_config, upgrade_from_routing_table  # noqa: E402
-from llama_stack.core.datatypes import StackConfig  # noqa: E402
-from llama_stack.core.distribution import builtin_automatically_routed_apis, get_provider_registry  # noqa: E402
-from llama_stack.core.stack import EnvVarError, replace_env_vars  # noqa: E402
-from llama_stack.core.storage.datatypes import (  # noqa: E402
-    KVStoreReference,
-    ServerStoresConfig,
-    SqlStoreReference,
-    StorageConfig,
-)
-from llama_stack.core.utils.dynamic import instantiate_class_type  # noqa: E402
-from llama_stack_api import Api, RemoteProviderSpec  # noqa: E402
+ls_stack = importlib.import_module(f"{MODULE}.core.stack")
+ls_configure = importlib.import_module(f"{MODULE}.core.configure")
+ls_datatypes = importlib.import_module(f"{MODULE}.core.datatypes")
+ls_distribution = importlib.import_module(f"{MODULE}.core.distribution")
+ls_storage = importlib.import_module(f"{MODULE}.core.storage.datatypes")
+ls_dynamic = importlib.import_module(f"{MODULE}.core.utils.dynamic")
+ls_api = importlib.import_module(API_MODULE)
+
+parse_and_maybe_upgrade_config = ls_configure.parse_and_maybe_upgrade_config
+upgrade_from_routing_table = ls_configure.upgrade_from_routing_table
+StackConfig: type[BaseModel] = ls_datatypes.StackConfig
+builtin_automatically_routed_apis = ls_distribution.builtin_automatically_routed_apis
+get_provider_registry = ls_distribution.get_provider_registry
+EnvVarError: type[Exception] = ls_stack.EnvVarError
+replace_env_vars = ls_stack.replace_env_vars
+KVStoreReference: type[BaseModel] = ls_storage.KVStoreReference
+ServerStoresConfig: type[BaseModel] = ls_storage.ServerStoresConfig
+SqlStoreReference: type[BaseModel] = ls_storage.SqlStoreReference
+StorageConfig: type[BaseModel] = ls_storage.StorageConfig
+instantiate_class_type = ls_dynamic.instantiate_class_type
+Api = ls_api.Api
+RemoteProviderSpec = ls_api.RemoteProviderSpec
 
 IMPORT_SECONDS = time.monotonic() - _START
 
@@ -106,17 +130,72 @@ ALL_APIS = {api.value for api in Api}
 # The APIs the server always instantiates itself (add_internal_implementations).
 INTERNAL_APIS = set(re.findall(r"impls\[Api\.(\w+)\]", inspect.getsource(ls_stack.add_internal_implementations)))
 if not INTERNAL_APIS:
-    raise RuntimeError("could not read the internal APIs from llama_stack.core.stack.add_internal_implementations")
+    raise RuntimeError(f"could not read the internal APIs from {MODULE}.core.stack.add_internal_implementations")
 # registered_resources categories the server registers, with the routing table
-# that registers them (llama_stack.core.stack.RESOURCES; 0.7 dropped tool_groups).
+# that registers them (<module>.core.stack.RESOURCES; 0.7 dropped tool_groups,
+# ogx 0.8 datasets/scoring_fns/benchmarks, ogx 1.0 shields).
 RESOURCE_TABLES = {entry[0]: entry[1].value for entry in ls_stack.RESOURCES}
 RESOURCE_ID_FIELDS = list(ls_stack.RESOURCE_ID_FIELDS)
+
+
+def _source_of(module: str) -> str:
+    """A module's source text, without importing it (the server module is heavy)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin:
+        return ""
+    with open(spec.origin) as f:
+        return f.read()
+
+
+def _function_source(source: str, name: str) -> str:
+    match = re.search(rf"^def {name}\(.*?(?=^(?:def|class|async def) |\Z)", source, re.M | re.S)
+    return match.group(0) if match else ""
+
+
 # Top-level keys outside StackConfig that the server reads from the raw YAML:
 # create_app() reads `logging_config` itself.
-_SERVER_SPEC = importlib.util.find_spec("llama_stack.core.server.server")
-_SERVER_SOURCE = open(_SERVER_SPEC.origin).read() if _SERVER_SPEC and _SERVER_SPEC.origin else ""
+_SERVER_SOURCE = _source_of(f"{MODULE}.core.server.server")
+_RUN_SOURCE = _source_of(f"{MODULE}.cli.stack.run")
 EXTRA_TOP_LEVEL_KEYS = {"logging_config"} if 'get("logging_config")' in _SERVER_SOURCE else set()
-RELEASE = importlib.metadata.version("llama-stack")
+RELEASE = importlib.metadata.version(PACKAGE)
+PRODUCT = f"{PACKAGE} {RELEASE}"
+RUN_CONFIG_VERSION = getattr(ls_datatypes, "OGX_RUN_CONFIG_VERSION", None) or getattr(
+    ls_datatypes, "LLAMA_STACK_RUN_CONFIG_VERSION", 2
+)
+CLI = "ogx stack run" if PACKAGE == "ogx" else "llama stack run"
+
+# What parse_and_maybe_upgrade_config does to the raw dict before env
+# substitution, besides the routing_table upgrade and `version`: the module's
+# own rewrites called on config_dict (ogx 1.0+ _migrate_prompts_kv_to_sql,
+# 1.2+ _ensure_tenancy_defaults). Called here too, so the mirror is what the
+# library parses.
+PRE_SUBSTITUTION_REWRITES = []
+for _name in re.findall(r"^\s*(_\w+)\(config_dict\)\s*$", inspect.getsource(parse_and_maybe_upgrade_config), re.M):
+    _rewrite = getattr(ls_configure, _name, None)
+    if not callable(_rewrite):
+        raise RuntimeError(f"parse_and_maybe_upgrade_config calls {_name}, which validate.py cannot find")
+    PRE_SUBSTITUTION_REWRITES.append(_rewrite)
+
+# ogx 1.2+: `ogx stack run` exits ("TLS required") unless the server has a
+# certificate and key or `insecure: true` (the --insecure flag only sets it).
+_SERVER_CONFIG = ls_datatypes.ServerConfig
+STRICT_TLS = "insecure" in _SERVER_CONFIG.model_fields and "TLS required" in _RUN_SOURCE
+# ogx 1.2+: create_app's validate_auth_security exits on an auth provider with
+# verify_tls false unless `insecure`, and (1.4.1+) on local_api_key with tenancy multi.
+_AUTH_SOURCE = _function_source(_SERVER_SOURCE, "validate_auth_security")
+AUTH_VERIFY_TLS_FATAL = "verify_tls" in _AUTH_SOURCE and "SystemExit" in _AUTH_SOURCE
+AUTH_LOCAL_KEY_NOT_MULTI = "LocalApiKeyAuthConfig" in _AUTH_SOURCE and "TenancyMode.MULTI" in _AUTH_SOURCE
+# ogx 1.0+: a model with provider_id `all` is registered on the first enabled inference provider.
+MODELS_ON_ALL = 'provider_id == "all"' in inspect.getsource(ls_stack.register_resources)
+# ogx (1.4.1, 1.5.0): the resolver injects vector_stores_config into remote
+# providers too, and storage.stores.vector_stores as a missing `metadata_store`.
+_INSTANTIATE_SOURCE = inspect.getsource(importlib.import_module(f"{MODULE}.core.resolver").instantiate_provider)
+INJECTS_INTO_REMOTE = "_inject_config_defaults" in _INSTANTIATE_SOURCE
+INJECTS_METADATA_STORE = "metadata_store" in _INSTANTIATE_SOURCE
+# ogx 1.5: `apis` (also an empty list) is authoritative for the HTTP surface,
+# and a listed API without an implementation is skipped with a warning rather
+# than failing the start.
+APIS_TO_SERVE_SKIPS = "def apis_to_serve" in _SERVER_SOURCE and "Skipping API with no implementation" in _SERVER_SOURCE
 
 DROPPED = object()  # a list entry that env substitution removes
 # Field names whose values stay out of messages.
@@ -337,6 +416,22 @@ def validates(tp: Any, data: Any) -> bool:
         return False
 
 
+def run_before_validators(cls: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """Applies the model's mode="before" validators, which may rewrite keys before
+    pydantic reads them (ogx 1.4.1 and 1.5.0: ServerStoresConfig._migrate_kv_to_sql
+    turns a KV-shaped prompts/connectors store into a SQL one, kv_X -> sql_X)."""
+    for name, decorator in cls.__pydantic_decorators__.model_validators.items():
+        if decorator.info.mode != "before":
+            continue
+        try:
+            result = getattr(cls, name)(dict(data))
+        except Exception:
+            continue  # pydantic reports what the validator refuses
+        if isinstance(result, dict):
+            data = result
+    return data
+
+
 def literal_match(cls: type[BaseModel], data: dict[str, Any]) -> bool:
     for key, name in accepted_keys(cls).items():
         tp = unwrap(cls.model_fields[name].annotation)
@@ -402,6 +497,7 @@ class Walker:
         return shaped[0]
 
     def walk_model(self, cls: type[BaseModel], data: dict[str, Any], path: str, owner: str) -> None:
+        data = run_before_validators(cls, data)
         if issubclass(cls, KVStoreReference):
             self.check_reference("kv", data, path)
         elif issubclass(cls, SqlStoreReference):
@@ -416,11 +512,17 @@ class Walker:
                 if extra in ("allow", "forbid"):
                     continue  # kept as is, or already a pydantic error
                 where = f"{cls.__name__}{f' ({owner})' if owner else ''}"
+                aliases = sorted(k for k, n in keys.items() if n == key)
+                hint = (
+                    f"'{key}' is the field's Python name; it is read only from {', '.join(repr(a) for a in aliases)}. "
+                    if key in cls.model_fields and aliases
+                    else ""
+                )
                 self.findings.add(
                     "unknown-key",
                     join(path, key),
-                    f"'{key}' is not a field of {where} in llama-stack {RELEASE}; pydantic drops it silently. "
-                    f"Known keys: {', '.join(sorted(keys)) or '(none)'}",
+                    f"'{key}' is not a field of {where} in {PRODUCT}; pydantic drops it silently. "
+                    f"{hint}Known keys: {', '.join(sorted(keys)) or '(none)'}",
                 )
                 continue
             self.walk(cls.model_fields[name].annotation, value, join(path, key), owner)
@@ -527,7 +629,7 @@ def check_apis(findings: Findings, mirror: dict[str, Any], enabled: dict[str, li
             findings.add(
                 "unknown-api",
                 path,
-                f"'{api}' is not an API of llama-stack {RELEASE} (providable: {', '.join(sorted(REGISTRY))}); "
+                f"'{api}' is not an API of {PRODUCT} (providable: {', '.join(sorted(REGISTRY))}); "
                 "the server refuses to start",
             )
         elif api in ROUTER_OF_TABLE:
@@ -567,15 +669,20 @@ def check_apis(findings: Findings, mirror: dict[str, Any], enabled: dict[str, li
                 findings.add(
                     "unknown-api",
                     path,
-                    f"'{api}' is not an API of llama-stack {RELEASE}; the server fails at startup",
+                    f"'{api}' is not an API of {PRODUCT}; the server fails at startup",
                 )
             elif api not in available:
+                effect = (
+                    f"{PRODUCT} skips it with a warning, so it is not served"
+                    if APIS_TO_SERVE_SKIPS
+                    else "the server fails at startup building its routes"
+                )
                 findings.add(
                     "api-without-provider",
                     path,
                     f"'{api}' is listed in apis but nothing implements it (no enabled provider"
                     f"{'' if api not in ROUTER_OF_TABLE else ', and its router API ' + repr(ROUTER_OF_TABLE[api]) + ' is not listed'}); "
-                    "the server fails at startup building its routes",
+                    f"{effect}",
                 )
             elif api in ROUTER_APIS and api not in with_providers:
                 findings.add(
@@ -583,8 +690,10 @@ def check_apis(findings: Findings, mirror: dict[str, Any], enabled: dict[str, li
                     path,
                     f"'{api}' is listed in apis but has no enabled provider; it would be served with nothing behind it",
                 )
+        # ogx 1.5: an explicit empty list serves no provider-backed API (before: all of them).
+        authoritative = bool(listed_set) or APIS_TO_SERVE_SKIPS
         for api in sorted(with_providers):
-            if listed_set and api not in listed_set:
+            if authoritative and api not in listed_set:
                 effect = (
                     "its providers are instantiated but no router serves them, and nothing can depend on it"
                     if api in ROUTER_APIS
@@ -605,6 +714,7 @@ def check_providers(
     enabled: dict[str, list[tuple[int, dict[str, Any]]]],
     available: set[str],
     vector_stores: Any,
+    stores: Any,
 ) -> None:
     for api, entries in enabled.items():
         seen: dict[str, int] = {}
@@ -628,7 +738,7 @@ def check_providers(
                 findings.add(
                     "unknown-provider-type",
                     join(base, "provider_type"),
-                    f"'{ptype}' is not a provider type of API '{api}' in llama-stack {RELEASE} "
+                    f"'{ptype}' is not a provider type of API '{api}' in {PRODUCT} "
                     f"(valid: {', '.join(sorted(REGISTRY[api]))}); the server refuses to start",
                 )
                 continue
@@ -647,7 +757,9 @@ def check_providers(
                 config = {}
             if not isinstance(config, dict):
                 continue  # StackConfig reports it
-            check_provider_config(findings, walker, api, ptype, spec, compact(config), config, join(base, "config"), vector_stores)
+            check_provider_config(
+                findings, walker, api, ptype, spec, compact(config), config, join(base, "config"), vector_stores, stores
+            )
 
 
 def check_provider_config(
@@ -660,14 +772,21 @@ def check_provider_config(
     mirror_config: dict[str, Any],
     path: str,
     vector_stores: Any,
+    stores: Any,
 ) -> None:
     config_cls = instantiate_class_type(spec.config_class)
     values = dict(config)
     # The resolver injects the top-level vector_stores into inline providers
-    # whose config has that field (resolver.instantiate_provider).
-    if not isinstance(spec, RemoteProviderSpec) and "vector_stores_config" in config_cls.model_fields:
+    # (ogx: into every provider) whose config has that field
+    # (resolver.instantiate_provider).
+    if (INJECTS_INTO_REMOTE or not isinstance(spec, RemoteProviderSpec)) and "vector_stores_config" in config_cls.model_fields:
         if vector_stores is not None:
             values["vector_stores_config"] = vector_stores
+    # ogx: a missing metadata_store becomes storage.stores.vector_stores.
+    if INJECTS_METADATA_STORE and "metadata_store" in config_cls.model_fields and values.get("metadata_store") is None:
+        default_store = getattr(stores, "vector_stores", None) if stores is not None else None
+        if default_store is not None:
+            values["metadata_store"] = default_store.model_dump()
     try:
         config_cls(**values)
     except ValidationError as e:
@@ -699,7 +818,7 @@ def check_resources(
                 findings.add(
                     "resource-ignored",
                     path,
-                    f"llama-stack {RELEASE} accepts registered_resources.{category} but never registers it "
+                    f"{PRODUCT} accepts registered_resources.{category} but never registers it "
                     "(the list is emptied with a DeprecationWarning; tool groups come from tool_runtime providers)",
                 )
             continue
@@ -743,7 +862,24 @@ def check_resources(
                     "without a provider)",
                 )
                 continue
-            if pid not in ids:
+            if pid == "all" and MODELS_ON_ALL:
+                if category != "models":
+                    findings.add(
+                        "resource-provider-missing",
+                        join(entry_path, "provider_id"),
+                        f"provider_id 'all' is only supported for models; {PRODUCT} skips this {category[:-1]} "
+                        "with a warning",
+                    )
+                    continue
+                if not ids:
+                    findings.add(
+                        "resource-provider-missing",
+                        join(entry_path, "provider_id"),
+                        "provider_id 'all' registers the model on the first enabled inference provider, and there "
+                        f"is none; {PRODUCT} skips it with a warning",
+                    )
+                    continue
+            elif pid not in ids:
                 elsewhere = [a for a, by_id in all_ids.items() if pid in by_id and a != router]
                 disabled = pid in all_ids.get(router, {}) and all_ids[router][pid] == "disabled"
                 hint = ""
@@ -760,10 +896,15 @@ def check_resources(
             if category == "models" and entry.get("model_type") == "embedding":
                 metadata = entry.get("metadata")
                 if not isinstance(metadata, dict) or "embedding_dimension" not in metadata:
+                    effect = (
+                        f"registering the 'all' alias fails and {PRODUCT} skips it with a warning"
+                        if pid == "all" and MODELS_ON_ALL
+                        else "registering it fails at startup"
+                    )
                     findings.add(
                         "resource-invalid",
                         join(entry_path, "metadata"),
-                        "an embedding model needs metadata.embedding_dimension; registering it fails at startup",
+                        f"an embedding model needs metadata.embedding_dimension; {effect}",
                     )
 
 
@@ -821,6 +962,52 @@ def provider_ids_by_api(raw_providers: Any, mirror: dict[str, Any]) -> dict[str,
     return out
 
 
+def check_server(findings: Findings, server: Any) -> None:
+    """What the server refuses after the parse: `ogx stack run` without TLS or
+    `insecure` (ogx 1.2+), and create_app's validate_auth_security."""
+    if not (STRICT_TLS or AUTH_VERIFY_TLS_FATAL or AUTH_LOCAL_KEY_NOT_MULTI):
+        return
+    if server is None:
+        server = {}
+    if not isinstance(server, dict):
+        return  # StackConfig reports it
+    try:
+        config = _SERVER_CONFIG(**compact(server))
+    except Exception:
+        return  # StackConfig reports it
+    if STRICT_TLS and not (config.tls_certfile and config.tls_keyfile) and not config.insecure:
+        have = [f for f in ("tls_certfile", "tls_keyfile") if getattr(config, f)]
+        detail = f"only {have[0]} is set" if have else "no tls_certfile/tls_keyfile"
+        findings.add(
+            "tls-required",
+            "server",
+            f"{detail} and no `insecure: true`; {CLI} exits with \"TLS required: set tls_certfile/tls_keyfile in "
+            "server config or pass '--insecure' to disable.\" (set server.insecure: true to serve plain HTTP)",
+        )
+    auth = config.auth
+    provider_config = getattr(auth, "provider_config", None) if auth is not None else None
+    if provider_config is None:
+        return
+    kind = getattr(provider_config, "type", None)
+    kind = getattr(kind, "value", kind)
+    mode = getattr(getattr(config, "tenancy", None), "mode", None)
+    mode = getattr(mode, "value", mode)
+    if AUTH_LOCAL_KEY_NOT_MULTI and kind == "local_api_key" and mode == "multi":
+        findings.add(
+            "auth-refused",
+            "server.tenancy.mode",
+            "server.auth.provider_config.type is 'local_api_key', which resolves no tenant IDs, but tenancy mode is "
+            "'multi'; the server exits at startup (use tenancy mode 'single' or 'disabled', or another auth provider)",
+        )
+    if AUTH_VERIFY_TLS_FATAL and getattr(provider_config, "verify_tls", True) is False and not config.insecure:
+        findings.add(
+            "auth-refused",
+            "server.auth.provider_config.verify_tls",
+            "verify_tls: false in the auth provider config without server.insecure: true; the server exits at "
+            "startup (\"FATAL: verify_tls=False in auth provider config\")",
+        )
+
+
 def check_defaults(
     findings: Findings,
     mirror: dict[str, Any],
@@ -848,7 +1035,7 @@ def check_defaults(
                     findings, params.get("model"), f"vector_stores.{key}.model", ids("inference"), available
                 )
 
-    safety = mirror.get("safety")
+    safety = mirror.get("safety") if "safety" in StackConfig.model_fields else None
     if isinstance(safety, dict) and isinstance(safety.get("default_shield_id"), str) and safety["default_shield_id"]:
         shield = safety["default_shield_id"]
         if "shields" not in available or "safety" not in available:
@@ -911,7 +1098,12 @@ def validate_text(text: str, env: dict[str, str]) -> list[dict[str, str]]:
         raw = copy.deepcopy(raw)
         if "routing_table" in raw:
             raw = upgrade_from_routing_table(raw)
-        raw["version"] = 2
+        for rewrite in PRE_SUBSTITUTION_REWRITES:
+            try:
+                rewrite(raw)
+            except Exception:
+                pass  # the real parse below fails on the same input and reports it
+        raw["version"] = RUN_CONFIG_VERSION
         expander = Expander()
         mirror = expander.expand(copy.deepcopy(raw))
         unset_paths = []
@@ -920,11 +1112,11 @@ def validate_text(text: str, env: dict[str, str]) -> list[dict[str, str]]:
             findings.add(
                 "env-unset",
                 path,
-                f"${{env.{var}}} has no default and {var} is not set; llama stack run aborts with EnvVarError",
+                f"${{env.{var}}} has no default and {var} is not set; {CLI} aborts with EnvVarError",
             )
         os.environ.update(expander.placeholders)
 
-        # The real top-level parse (`llama stack run`), on the YAML as written.
+        # The real top-level parse (`llama stack run` / `ogx stack run`), on the YAML as written.
         try:
             parse_and_maybe_upgrade_config(copy.deepcopy(raw))
         except EnvVarError as e:
@@ -939,13 +1131,14 @@ def validate_text(text: str, env: dict[str, str]) -> list[dict[str, str]]:
             findings.add(
                 "validator-mismatch",
                 "",
-                "validate.py's env substitution differs from llama_stack's replace_env_vars; fix validate.py",
+                f"validate.py's env substitution differs from {MODULE}'s replace_env_vars; fix validate.py",
             )
 
         backends, stores = backend_types(compact(mirror.get("storage")))
         walker = Walker(findings, backends, EXTRA_TOP_LEVEL_KEYS)
         walker.walk(StackConfig, mirror, "")
         check_default_stores(walker, mirror.get("storage"), stores)
+        check_server(findings, mirror.get("server"))
 
         enabled = enabled_providers(mirror)
         available = check_apis(findings, mirror, enabled)
@@ -956,7 +1149,7 @@ def validate_text(text: str, env: dict[str, str]) -> list[dict[str, str]]:
                 vector_stores = TypeAdapter(annotation).validate_python(compact(mirror["vector_stores"]))
             except Exception:
                 vector_stores = None
-        check_providers(findings, walker, mirror, enabled, available, vector_stores)
+        check_providers(findings, walker, mirror, enabled, available, vector_stores, stores)
         all_ids = provider_ids_by_api(raw.get("providers"), mirror)
         check_resources(findings, raw, mirror, enabled, available, all_ids)
         check_defaults(findings, mirror, enabled, available)

@@ -1,7 +1,8 @@
 // The validator against known-bad configs: each row starts from a small valid
 // config, breaks one thing, and asserts the exact findings (code and path).
-// Every row runs against the real llama-stack of both releases, in one
-// validator process per release.
+// Every row runs against the real package (llama-stack or ogx) of every
+// supported release, in one validator process per release; a row with
+// `releases` runs only on those.
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +22,17 @@ type Config = Record<string, unknown> & {
   server: Record<string, unknown>;
 };
 
-/** A small config that both releases accept without findings. */
+/** Releases of the renamed `ogx` package (0.8 on) and of the last `llama-stack` line. */
+const ogx = ["1.5.0", "1.4.1"];
+const llamaStack = ["0.7.3", "0.6.1"];
+const isOgx = (release: string): boolean => !/^0\.[0-7]\./.test(release);
+
+/**
+ * A small config that every release accepts without findings; on ogx (1.2+
+ * refuses to start without TLS) it also carries `server.insecure: true`. The
+ * KV-shaped prompts/connectors stores are what 0.x wants; ogx migrates them to
+ * SQL (kv_default -> sql_default) before parsing.
+ */
 const validYaml = `
 version: 2
 distro_name: llsd-test
@@ -51,10 +62,16 @@ server:
   port: 8321
 `;
 
-function variant(change: (c: Config) => void): string {
-  const config = parse(validYaml) as Config;
-  change(config);
-  return stringify(config);
+/** The valid config of one release, changed; rows hold it unrendered until the release is known. */
+type Source = (release: string) => string;
+
+function variant(change: (c: Config, release: string) => void): Source {
+  return (release) => {
+    const config = parse(validYaml) as Config;
+    if (isOgx(release)) config.server["insecure"] = true;
+    change(config, release);
+    return stringify(config);
+  };
 }
 
 const vllm = (c: Config): Record<string, unknown> => c.providers["inference"]![0]!;
@@ -63,7 +80,7 @@ const vllmConfig = (c: Config): Record<string, unknown> =>
 
 interface Row {
   name: string;
-  configYaml: string;
+  configYaml: Source;
   env?: Record<string, string>;
   /** [code, path] of every finding, in the validator's order (sorted by path). */
   want: [string, string][];
@@ -75,7 +92,7 @@ interface Row {
 }
 
 const rows: Row[] = [
-  { name: "the valid base config", configYaml: validYaml, want: [] },
+  { name: "the valid base config", configYaml: variant(() => {}), want: [] },
   {
     name: "url where the release wants base_url (remote::vllm)",
     configYaml: variant((c) => {
@@ -140,6 +157,21 @@ const rows: Row[] = [
     }),
     want: [["store-backend-missing", "storage.stores.connectors"]],
     messages: ["default reference applies"],
+    releases: llamaStack,
+  },
+  {
+    name: "a store left to its default reference on a backend that is gone (ogx: connectors on sql_default)",
+    configYaml: variant((c) => {
+      delete c.storage.stores["connectors"];
+      c.storage.backends["sql_main"] = c.storage.backends["sql_default"];
+      delete c.storage.backends["sql_default"];
+      c.storage.stores["inference"]!["backend"] = "sql_main";
+      c.storage.stores["conversations"]!["backend"] = "sql_main";
+      c.storage.stores["prompts"] = { table_name: "prompts", backend: "sql_main" };
+    }),
+    want: [["store-backend-missing", "storage.stores.connectors"]],
+    messages: ["default reference applies, which names storage backend 'sql_default'"],
+    releases: ogx,
   },
   {
     name: "a provider-level store reference of the wrong kind (files metadata_store on kv)",
@@ -180,7 +212,7 @@ const rows: Row[] = [
       c.providers["telemetry"] = [{ provider_id: "otel", provider_type: "inline::meta-reference" }];
     }),
     want: [["unknown-api", "providers.telemetry"]],
-    messages: ["'telemetry' is not an API of llama-stack "],
+    messages: ["'telemetry' is not an API of "],
   },
   {
     name: "a routing-table API under providers",
@@ -267,13 +299,16 @@ const rows: Row[] = [
   },
   {
     name: "a provider whose API dependency is missing (batches without files)",
-    configYaml: variant((c) => {
+    configYaml: variant((c, release) => {
       c.apis.push("batches");
       c.providers["batches"] = [
         {
           provider_id: "reference",
           provider_type: "inline::reference",
-          config: { kvstore: { namespace: "batches", backend: "kv_default" } },
+          // ogx 1.0 moved the batches store from KV to SQL.
+          config: isOgx(release)
+            ? { sqlstore: { table_name: "batches", backend: "sql_default" } }
+            : { kvstore: { namespace: "batches", backend: "kv_default" } },
         },
       ];
     }),
@@ -318,10 +353,211 @@ const rows: Row[] = [
     }),
     want: [["resource-without-provider", "registered_resources.models[0]"]],
   },
+  {
+    name: "vLLM's key under the field's Python name auth_credential instead of api_token",
+    configYaml: variant((c) => {
+      const config = vllmConfig(c);
+      config["auth_credential"] = config["api_token"];
+      delete config["api_token"];
+    }),
+    want: [["unknown-key", "providers.inference[0].config.auth_credential"]],
+    messages: ["'auth_credential' is the field's Python name; it is read only from 'api_token'"],
+  },
+  {
+    name: "a model on provider_id all, before ogx 1.0 an unknown provider",
+    configYaml: variant((c) => {
+      c.registered_resources.models[0]!["provider_id"] = "all";
+    }),
+    want: [["resource-provider-missing", "registered_resources.models[0].provider_id"]],
+    releases: llamaStack,
+  },
+
+  // --- ogx only ------------------------------------------------------------------------
+  {
+    name: "no TLS and no insecure: ogx stack run refuses to start (1.2+)",
+    configYaml: variant((c) => {
+      delete c.server["insecure"];
+    }),
+    want: [["tls-required", "server"]],
+    messages: ["no tls_certfile/tls_keyfile and no `insecure: true`; ogx stack run exits"],
+    releases: ogx,
+  },
+  {
+    name: "a TLS certificate without its key",
+    configYaml: variant((c) => {
+      delete c.server["insecure"];
+      c.server["tls_certfile"] = "/etc/llama-stack/tls/tls.crt";
+    }),
+    want: [["tls-required", "server"]],
+    messages: ["only tls_certfile is set"],
+    releases: ogx,
+  },
+  {
+    name: "TLS certificate and key, without insecure",
+    configYaml: variant((c) => {
+      delete c.server["insecure"];
+      c.server["tls_certfile"] = "/etc/llama-stack/tls/tls.crt";
+      c.server["tls_keyfile"] = "/etc/llama-stack/tls/tls.key";
+    }),
+    want: [],
+    releases: ogx,
+  },
+  {
+    name: "TLS with a cipher outside the FIPS set (enforced unless insecure)",
+    configYaml: variant((c) => {
+      delete c.server["insecure"];
+      c.server["tls_certfile"] = "/etc/llama-stack/tls/tls.crt";
+      c.server["tls_keyfile"] = "/etc/llama-stack/tls/tls.key";
+      c.server["tls_config"] = { ciphers: ["ECDHE-RSA-CHACHA20-POLY1305"] };
+    }),
+    want: [["stack-config-invalid", "server"]],
+    messages: ["FIPS-approved ciphers required"],
+    releases: ogx,
+  },
+  {
+    name: "auth with verify_tls false and no insecure: the server exits",
+    configYaml: variant((c) => {
+      delete c.server["insecure"];
+      c.server["tls_certfile"] = "/etc/llama-stack/tls/tls.crt";
+      c.server["tls_keyfile"] = "/etc/llama-stack/tls/tls.key";
+      c.server["auth"] = { provider_config: { type: "kubernetes", verify_tls: false } };
+    }),
+    want: [["auth-refused", "server.auth.provider_config.verify_tls"]],
+    releases: ogx,
+  },
+  {
+    name: "auth with verify_tls false under insecure: only a warning",
+    configYaml: variant((c) => {
+      c.server["auth"] = { provider_config: { type: "kubernetes", verify_tls: false } };
+    }),
+    want: [],
+    releases: ogx,
+  },
+  {
+    name: "local_api_key auth with tenancy mode multi",
+    configYaml: variant((c) => {
+      c.server["auth"] = { provider_config: { type: "local_api_key", api_keys: ["k"] } };
+      c.server["tenancy"] = { mode: "multi" };
+    }),
+    want: [["auth-refused", "server.tenancy.mode"]],
+    releases: ogx,
+  },
+  {
+    name: "a safety provider and API (removed in ogx 1.0)",
+    configYaml: variant((c) => {
+      c.apis.push("safety");
+      c.providers["safety"] = [
+        { provider_id: "llama-guard", provider_type: "inline::llama-guard", config: {} },
+      ];
+    }),
+    want: [
+      ["unknown-api", "apis[1]"],
+      ["unknown-api", "providers.safety"],
+    ],
+    messages: ["'safety' is not an API of ogx ", "'safety' is not an API of ogx "],
+    releases: ogx,
+  },
+  {
+    name: "registered shields (removed in ogx 1.0)",
+    configYaml: variant((c) => {
+      (c.registered_resources as Record<string, unknown>)["shields"] = [
+        { shield_id: "llama-guard", provider_id: "llama-guard" },
+      ];
+    }),
+    want: [["unknown-key", "registered_resources.shields"]],
+    releases: ogx,
+  },
+  {
+    name: "an eval provider and API (removed in ogx 0.8)",
+    configYaml: variant((c) => {
+      c.apis.push("eval");
+      c.providers["eval"] = [{ provider_id: "builtin", provider_type: "inline::builtin" }];
+    }),
+    want: [
+      ["unknown-api", "apis[1]"],
+      ["unknown-api", "providers.eval"],
+    ],
+    releases: ogx,
+  },
+  {
+    name: "a model on provider_id all (the first enabled inference provider, ogx 1.0+)",
+    configYaml: variant((c) => {
+      c.registered_resources.models[0]!["provider_id"] = "all";
+    }),
+    want: [],
+    releases: ogx,
+  },
+  {
+    name: "a model on provider_id all with no enabled inference provider",
+    configYaml: variant((c) => {
+      vllm(c)["provider_id"] = "${env.VLLM_URL:+vllm}";
+      c.registered_resources.models[0]!["provider_id"] = "all";
+    }),
+    want: [
+      ["api-without-provider", "apis[0]"],
+      ["resource-provider-missing", "registered_resources.models[0].provider_id"],
+    ],
+    messages: ["no enabled provider", "there is none"],
+    releases: ogx,
+  },
+  {
+    name: "a KV-shaped prompts store on a custom backend migrates to a SQL backend that is missing",
+    configYaml: variant((c) => {
+      c.storage.backends["kv_extra"] = { type: "kv_sqlite", db_path: "/tmp/llsd/extra.db" };
+      c.storage.stores["prompts"] = { namespace: "prompts", backend: "kv_extra" };
+    }),
+    want: [["store-backend-missing", "storage.stores.prompts.backend"]],
+    messages: ["names storage backend 'sql_extra'"],
+    releases: ogx,
+  },
+  {
+    name: "the 0.7 batches kvstore on ogx (moved to sqlstore in 1.0)",
+    configYaml: variant((c) => {
+      c.apis.push("batches", "files");
+      c.providers["files"] = [
+        {
+          provider_id: "localfs",
+          provider_type: "inline::localfs",
+          config: {
+            storage_dir: "/tmp/llsd/files",
+            metadata_store: { table_name: "files_metadata", backend: "sql_default" },
+          },
+        },
+      ];
+      c.providers["batches"] = [
+        {
+          provider_id: "reference",
+          provider_type: "inline::reference",
+          config: { kvstore: { namespace: "batches", backend: "kv_default" } },
+        },
+      ];
+    }),
+    want: [
+      ["unknown-key", "providers.batches[0].config.kvstore"],
+      ["provider-config-invalid", "providers.batches[0].config.sqlstore"],
+    ],
+    releases: ogx,
+  },
+  {
+    name: "an explicit empty apis list serves no provider-backed API (1.5)",
+    configYaml: variant((c) => {
+      c.apis = [];
+    }),
+    want: [["api-not-served", "providers.inference"]],
+    releases: ["1.5.0"],
+  },
+  {
+    name: "an explicit empty apis list serves every API with providers (before 1.5)",
+    configYaml: variant((c) => {
+      c.apis = [];
+    }),
+    want: [],
+    releases: ["1.4.1", ...llamaStack],
+  },
 ];
 
 for (const release of releases) {
-  describe(`validate.py on known-bad configs (llama-stack ${release})`, function () {
+  describe(`validate.py on known-bad configs (${isOgx(release) ? "ogx" : "llama-stack"} ${release})`, function () {
     this.timeout(120_000);
     const mine = rows.filter((r) => r.releases === undefined || r.releases.includes(release));
     let results: Map<string, { findings: Finding[] }>;
@@ -329,7 +565,7 @@ for (const release of releases) {
     before(async () => {
       const run = await runValidator(
         release,
-        mine.map((r) => ({ name: r.name, configYaml: r.configYaml, env: r.env ?? {} })),
+        mine.map((r) => ({ name: r.name, configYaml: r.configYaml(release), env: r.env ?? {} })),
       );
       results = run.results;
     });
@@ -360,7 +596,7 @@ describe("validateConfig / validateConfigs", function () {
     const broken = variant((c) => {
       vllmConfig(c)["api_token"] = "${env.LLSD_INFERENCE_API_KEY}";
     });
-    const findings = await validateConfig("0.7.3", broken, {});
+    const findings = await validateConfig("0.7.3", broken("0.7.3"), {});
     expect(findings).to.have.length(1);
     expect(findings[0]).to.include({
       code: "env-unset",

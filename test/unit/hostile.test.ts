@@ -240,16 +240,14 @@ describe("hostile children under server-side apply (property tests)", () => {
     });
     const children = fc.tuple(
       ...ssa.map((child) =>
-        fc
-          .option(fc.array(entry, { maxLength: 3 }), { nil: undefined })
-          .map((entries) =>
-            entries === undefined
-              ? child
-              : ({
-                  ...child,
-                  metadata: { ...child.metadata, managedFields: entries },
-                } as KubeObject),
-          ),
+        fc.option(fc.array(entry, { maxLength: 3 }), { nil: undefined }).map((entries) =>
+          entries === undefined
+            ? child
+            : ({
+                ...child,
+                metadata: { ...child.metadata, managedFields: entries },
+              } as KubeObject),
+        ),
       ),
     );
     fc.assert(

@@ -11,12 +11,12 @@
 //   1. The observed child must be one this parent may have: a declared child
 //      kind and apiVersion, in the parent's namespace, with a name from
 //      childNames for this parent.
-//   2. What is kept is what Metacontroller applied: under server-side apply,
-//      the live child projected onto its field manager's Apply entry
-//      (managed-fields.ts: every value from the live object); otherwise the
-//      last-applied annotation, only if it parses to that same object
-//      (apiVersion, kind, namespace, name) and is no deeper than anything the
-//      hook builds. Content beyond identity is not checked: whoever can write
+//   2. What is kept is what Metacontroller applied: the last-applied
+//      annotation, only if it parses to that same object (apiVersion, kind,
+//      namespace, name) and is no deeper than anything the hook builds;
+//      otherwise, under server-side apply, the live child projected onto its
+//      field manager's Apply entry (managed-fields.ts: every value from the
+//      live object). Content beyond identity is not checked: whoever can write
 //      the record can already edit the live child.
 //   3. Without a trustworthy annotation, a claim or a content-hashed ConfigMap
 //      is rebuilt from the live object (identity from the observed child,
@@ -250,25 +250,28 @@ function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefin
 }
 
 /**
- * Rule 2, in either apply mode: under server-side apply, the projection of the
- * live child onto the fields Metacontroller's manager applied (an annotation
- * beside it is a leftover of dynamic apply, or a forgery); else the annotation.
- * Update entries (kubectl edit, /scale) are never a source.
+ * Rule 2, in either apply mode. A last-applied annotation that describes this
+ * very object is what dynamic apply last applied. Under server-side apply
+ * Metacontroller removes the annotation before every apply (InPlace), so an
+ * Apply entry with no annotation beside it is the record; but after a switch
+ * back to dynamic apply the Apply entry stays while each update moves fields
+ * out of it, so there the annotation is the current one (keeping the stale
+ * projection would make dynamic apply's merge delete those fields). An
+ * annotation that is not this object's (a forgery) gives way to the Apply
+ * entry when there is one. Update entries (kubectl edit, /scale) are never a source.
  */
 function fromRecord(observed: KubeObject, parent: ParentRef): Applied {
   const manager = parent.fieldManager ?? DEFAULT_FIELD_MANAGER;
+  const annotated = fromAnnotation(observed, parent);
+  if (annotated.ok) return annotated;
   if (
     measure(observed, { maxDepth: MAX_KEPT_DEPTH + 16, maxEntries: Infinity }).problem === undefined
   ) {
     const projected = projectApplied(observed, manager);
     if (projected !== undefined) return { ok: true, object: projected };
   }
-  const annotated = fromAnnotation(observed, parent);
   const annotations = observed.metadata.annotations;
-  if (
-    annotated.ok ||
-    (annotations !== undefined && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION))
-  )
+  if (annotations !== undefined && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION))
     return annotated;
   const managers = applyManagers(observed);
   return {

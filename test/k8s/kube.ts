@@ -1,6 +1,8 @@
 // A small Kubernetes REST client over node:https for the tests (no client
 // library): requests with the admin token, server-side apply and dry runs,
-// the status subresource, watches, and the API server's Warning headers.
+// JSON patches, the status subresource, watches, and the API server's Warning
+// headers. withUserAgent() makes a client whose writes the API server records
+// under another field manager (the User-Agent's first segment, as for client-go).
 import { request as httpsRequest } from "node:https";
 import type { KubeObject } from "../../src/api/hook.js";
 
@@ -41,7 +43,14 @@ export class Kube {
     readonly server: string,
     readonly ca: Buffer,
     private readonly token: string,
+    /** Sent as User-Agent; the API server names the manager of Update requests after it. */
+    readonly userAgent?: string,
   ) {}
+
+  /** The same client, sending `userAgent` (e.g. the one Metacontroller's client-go sends). */
+  withUserAgent(userAgent: string): Kube {
+    return new Kube(this.server, this.ca, this.token, userAgent);
+  }
 
   request<T = unknown>(opts: RequestOptions): Promise<KubeResponse<T>> {
     const url = new URL(opts.path, this.server);
@@ -61,6 +70,7 @@ export class Kube {
           headers: {
             authorization: `Bearer ${this.token}`,
             accept: "application/json",
+            ...(this.userAgent === undefined ? {} : { "user-agent": this.userAgent }),
             // Content-Length always: Node does not chunk a DELETE body, and an unframed
             // body would be read as the start of the next request on a kept-alive socket.
             ...(payload === undefined
@@ -168,19 +178,43 @@ export class Kube {
     );
   }
 
+  /** DELETE with background propagation; `uid` adds a precondition. A 404 is not an error. */
   async remove(
     apiVersion: string,
     resource: string,
     namespace: string | undefined,
     name: string,
+    opts: { uid?: string } = {},
   ): Promise<void> {
     const path = `${collectionPath(apiVersion, resource, namespace)}/${name}`;
     const res = await this.request({
       method: "DELETE",
       path,
-      body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" },
+      body: {
+        kind: "DeleteOptions",
+        apiVersion: "v1",
+        propagationPolicy: "Background",
+        ...(opts.uid === undefined ? {} : { preconditions: { uid: opts.uid } }),
+      },
     });
     if (res.status !== 404) await this.ok(res, `DELETE ${resource}/${name}`);
+  }
+
+  /** PATCH with a JSON patch (RFC 6902) or a merge patch. */
+  async patch(
+    apiVersion: string,
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    contentType: "application/json-patch+json" | "application/merge-patch+json",
+  ): Promise<KubeResponse<KubeObject>> {
+    return this.request<KubeObject>({
+      method: "PATCH",
+      path: `${collectionPath(apiVersion, resource, namespace)}/${name}`,
+      body: patch,
+      contentType,
+    });
   }
 
   /** Server-side apply; dryRun for validation only. */

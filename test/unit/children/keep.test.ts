@@ -420,7 +420,20 @@ describe("projectApplied and keepChild under server-side apply", () => {
     expect(projectApplied(live, "llsd")).to.equal(undefined);
   });
 
-  it("the Apply entry wins over an annotation beside it (a leftover or a forgery)", () => {
+  it("after a switch back to dynamic apply, the annotation (current) wins over the Apply entry (stale)", () => {
+    const current = { ...applied, spec: { ...applied.spec, type: "NodePort" } };
+    const switchedBack = {
+      ...live,
+      metadata: {
+        ...live.metadata,
+        annotations: { [LAST_APPLIED_ANNOTATION]: JSON.stringify(current) },
+      },
+    } as KubeObject;
+    const kept = keepChild(switchedBack, parent);
+    expect(kept.ok && kept.object).to.deep.equal(current);
+  });
+
+  it("an annotation describing another object (a forgery) gives way to the Apply entry", () => {
     const forged = {
       ...live,
       metadata: {

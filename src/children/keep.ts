@@ -101,7 +101,7 @@ function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | und
     return {
       ok: false,
       kind: "foreign",
-      why: `is not a child type llsd-hook manages (${observed.apiVersion})`,
+      why: `is not a child type llsd-hook manages (${observed.kind} of another apiVersion, or another kind)`,
     };
   if ((observed.metadata.namespace ?? parent.namespace) !== parent.namespace)
     return {
@@ -178,15 +178,10 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
     return {
       ok: false,
       kind: "unreadable",
-      why: `has a ${LAST_APPLIED_ANNOTATION} annotation describing another object (${describe(value)})`,
+      // What it describes instead is not repeated: it is whatever someone wrote there.
+      why: `has a ${LAST_APPLIED_ANNOTATION} annotation describing another object (not this kind, namespace and name)`,
     };
   return { ok: true, object: withoutControllerUid(value as unknown as KubeObject) };
-}
-
-function describe(value: Record<string, unknown>): string {
-  const m = isObject(value["metadata"]) ? value["metadata"] : {};
-  const text = (v: unknown) => (typeof v === "string" ? v : "?");
-  return `${text(value["kind"])} ${text(m["namespace"])}/${text(m["name"])}`.slice(0, 200);
 }
 
 const Strings = z.record(z.string(), z.string());

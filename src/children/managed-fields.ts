@@ -34,9 +34,16 @@ function applyEntries(obj: KubeObject): ManagedFieldsEntry[] {
   );
 }
 
-/** Managers with an Apply entry, for a message. */
+/**
+ * Managers with an Apply entry, for a message: what helps fix a mismatched
+ * field manager. managedFields are user-writable, so only names shaped like a
+ * manager name are shown, at most five.
+ */
 export function applyManagers(obj: KubeObject): string[] {
-  return [...new Set(applyEntries(obj).map((e) => String(e.manager)))].sort();
+  const names = applyEntries(obj)
+    .map((e) => e.manager)
+    .filter((m): m is string => typeof m === "string" && /^[-._:/a-zA-Z0-9]{1,64}$/.test(m));
+  return [...new Set(names)].sort().slice(0, 5);
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

@@ -4,7 +4,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../../src/api/hook.
 import { measure, SPEC_BOUNDS } from "../../../src/api/bounds.js";
 import { goJsonBytes, largestParts } from "../../../src/children/budget.js";
 import { isOwnedName, keepChild } from "../../../src/children/keep.js";
-import { projectApplied } from "../../../src/children/managed-fields.js";
+import { applyManagers, projectApplied } from "../../../src/children/managed-fields.js";
 
 const parent = { name: "llama", namespace: "default" };
 const NO_RECORD =
@@ -95,7 +95,7 @@ describe("keepChild", () => {
           metadata: { name: "llama-service", namespace: "kube-system" },
         }),
       ),
-      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation describing another object (Service kube-system/llama-service)",
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation describing another object (not this kind, namespace and name)",
     },
     {
       name: "an annotation naming another kind",
@@ -110,7 +110,7 @@ describe("keepChild", () => {
           metadata: { name: "llama-service", namespace: "default" },
         }),
       ),
-      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation describing another object (Secret default/llama-service)",
+      kept: "has a metacontroller.k8s.io/last-applied-configuration annotation describing another object (not this kind, namespace and name)",
     },
     {
       name: "an annotation with a __proto__ key",
@@ -145,7 +145,7 @@ describe("keepChild", () => {
     {
       name: "a child of another apiVersion",
       observed: child("Ingress", "extensions/v1beta1", "llama-ingress"),
-      kept: "is not a child type llsd-hook manages (extensions/v1beta1)",
+      kept: "is not a child type llsd-hook manages (Ingress of another apiVersion, or another kind)",
     },
     {
       name: "a claim without annotation: rebuilt from the live claim",
@@ -510,5 +510,20 @@ describe("projectApplied and keepChild under server-side apply", () => {
       metadata: { name: "x", finalizers: ["b"] },
       data: { k: "v" },
     });
+  });
+});
+
+describe("applyManagers (named in a 409)", () => {
+  it("lists only names shaped like a field manager, at most five: managedFields are user-writable", () => {
+    const managers = ["kubectl", "x".repeat(65), "has space", "a", "b", "c", "d", "e"];
+    const obj = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: {
+        name: "s",
+        managedFields: managers.map((manager) => ({ manager, operation: "Apply", fieldsV1: {} })),
+      },
+    } as unknown as KubeObject;
+    expect(applyManagers(obj)).to.deep.equal(["a", "b", "c", "d", "e"]);
   });
 });

@@ -175,6 +175,8 @@ interface Plan {
  * user-editable, so only a value naming a release that ships the distribution
  * counts (the status's value always, to report one no longer supported).
  */
+const RELEASE = /^\d+\.\d+\.\d+$/;
+
 function recordedRelease(
   name: string | undefined,
   observed: Status,
@@ -184,7 +186,8 @@ function recordedRelease(
   if (name === undefined) return undefined;
   const images = own(catalog.images, name) ?? {};
   const status = observed.resolvedDistribution;
-  if (status?.name === name && status.release !== undefined)
+  // Only a release-shaped value: it is repeated in the status if no longer supported.
+  if (status?.name === name && status.release !== undefined && RELEASE.test(status.release))
     return { release: status.release, from: "status.resolvedDistribution.release" };
   const label = own(deployment?.metadata.labels, RELEASE_LABEL);
   if (label !== undefined && own(images, label) !== undefined)

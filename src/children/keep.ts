@@ -32,11 +32,9 @@ import { z } from "zod";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
 import { defined, isObject } from "../config/json.js";
 import { measure } from "../api/bounds.js";
-import { childNames, labelsFor } from "./labels.js";
+import { childNames, CONTROLLER_UID_LABEL, labelsFor } from "./labels.js";
 import { applyManagers, DEFAULT_FIELD_MANAGER, projectApplied } from "./managed-fields.js";
 import { CHILD_TYPES } from "./types.js";
-
-export const CONTROLLER_UID_LABEL = "controller-uid";
 
 /** Deeper than any child the hook builds (a Deployment's affinity is about 16). */
 const MAX_KEPT_DEPTH = 48;

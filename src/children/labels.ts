@@ -5,6 +5,8 @@ export const NAME_LABEL = "app.kubernetes.io/name";
 export const INSTANCE_LABEL = "app.kubernetes.io/instance";
 export const PART_OF_LABEL = "app.kubernetes.io/part-of";
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+/** The label Metacontroller puts on every child (generateSelector); never ours to set. */
+export const CONTROLLER_UID_LABEL = "controller-uid";
 
 export const CONFIG_HASH_ANNOTATION = "llamastack.io/config-hash";
 /** On the Deployment (not its pods, so adding it rolls nothing): the release it runs. */

@@ -10,6 +10,7 @@
 // the live object, so it can never change the child's kind, namespace or name.
 import type { KubeObject } from "../api/hook.js";
 import { isObject } from "../config/json.js";
+import { CONTROLLER_UID_LABEL } from "./labels.js";
 
 /** Metacontroller's default --apply-strategy-ssa-field-manager. */
 export const DEFAULT_FIELD_MANAGER = "metacontroller";
@@ -101,7 +102,7 @@ function project(live: unknown, set: unknown): unknown {
 
 /** Labels and annotations Metacontroller adds or removes itself, never ours. */
 const NOT_OURS = {
-  labels: ["controller-uid"],
+  labels: [CONTROLLER_UID_LABEL],
   annotations: ["metacontroller.k8s.io/last-applied-configuration"],
 };
 

@@ -18,7 +18,13 @@ import { problem, Reason, type Problem } from "../problems.js";
 import { checkSizes } from "./budget.js";
 import { buildConfigMap } from "./configmap.js";
 import { buildDeployment, VOLUME_NAMES } from "./deployment.js";
-import { childNames, CONFIG_HASH_ANNOTATION, INPUTS_HASH_ANNOTATION, labelsFor } from "./labels.js";
+import {
+  childNames,
+  CONFIG_HASH_ANNOTATION,
+  CONTROLLER_UID_LABEL,
+  INPUTS_HASH_ANNOTATION,
+  labelsFor,
+} from "./labels.js";
 import { buildService } from "./service.js";
 import {
   allowedDisruptions,
@@ -45,7 +51,7 @@ export type Plan =
   | { ok: true; children: KubeObject[]; desiredDeployment: Deployment; warnings: Problem[] }
   | { ok: false; problems: Problem[] };
 
-const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), "controller-uid"]);
+const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), CONTROLLER_UID_LABEL]);
 
 function checkOverrides(spec: Spec, dataDir: string, release: string | undefined): Problem[] {
   const ogx = release !== undefined && isOgx(release);

@@ -122,6 +122,20 @@ describe("the recorded release, read from what runs", () => {
     ).to.equal("0.7.3");
   });
 
+  it("a status release that is not shaped like a release is ignored (never repeated in a message)", () => {
+    const res = syncOk(
+      request(unpinned, {
+        children: running,
+        generation: 2,
+        status: { resolvedDistribution: { name: "starter", release: "<b>x</b>", image: "i" } },
+      }),
+    );
+    expect(
+      (res.status as { resolvedDistribution?: { release?: string } }).resolvedDistribution?.release,
+    ).to.equal("0.7.3");
+    expect(JSON.stringify(res.status)).not.to.include("<b>x</b>");
+  });
+
   it("with nothing recorded, a resource is new: the newest release", () => {
     expect(releaseOf([])).to.equal("1.5.0");
   });

@@ -162,4 +162,27 @@ export const msg = {
     `ConfigMap ${name} not found in namespace ${namespace}; create it or fix the name`,
   configMapKeyNotFound: (name: string, key: string, namespace: string) =>
     `ConfigMap ${name} in namespace ${namespace} has no key ${key}; add it`,
+  // status conditions (src/compute-status.ts)
+  specValid: () => "The spec is valid.",
+  referencesFound: () => "Every referenced Secret and ConfigMap exists with the keys used.",
+  referencesNotChecked: () => "Not checked: the spec is invalid.",
+  configNotGenerated: () => "Not generated: the spec is invalid.",
+  usingOverride: () => "Using spec.overrideConfig as is.",
+  generated: (configMap: string | undefined) => `Generated ${configMap ?? "the config"}.`,
+  warnings: (text: string) => `\nWarnings:\n${text}`,
+  deploymentMatches: () => "The Deployment matches the spec.",
+  nothingCreated: () => "Nothing is created until the problems above are fixed.",
+  keptLastApplied: () =>
+    "The running children are kept as last applied until the problems above are fixed.",
+  noDeployment: () => "The Deployment does not exist yet.",
+  replicasAvailable: (n: number) => `${n} replica(s) available.`,
+  noReplicaAvailable: () => "No replica is available yet.",
+  runningCurrentSpec: () => "The server is running the current spec.",
+  notReady: (type: string, status: string, message: string) => `${type} is ${status}: ${message}`,
+  rollingOut: () => "The Deployment is rolling out.",
+  creatingDeployment: () => "Creating the Deployment.",
+  truncated: () => "\n… (truncated)",
+  seeStatus: () => "see the status",
+  recordedFromLabel: (label: string) => `the Deployment's ${label} label`,
+  recordedFromImage: (image: string) => `the running image ${image}`,
 } as const;

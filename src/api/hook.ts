@@ -2,6 +2,7 @@
 // versions v1 and v2 differ only in the keys of the object maps, which we do
 // not rely on: objects are identified by their own metadata).
 import { z } from "zod";
+import type { Status } from "./status.js";
 
 const ObjectMeta = z.looseObject({
   name: z.string().min(1),
@@ -50,8 +51,8 @@ export const CustomizeRequest = z.looseObject({
 });
 export type CustomizeRequest = z.infer<typeof CustomizeRequest>;
 
-export interface SyncResponse {
-  status: Record<string, unknown>;
+export interface SyncResponse<S = Status> {
+  status: S;
   children: KubeObject[];
   resyncAfterSeconds?: number;
 }

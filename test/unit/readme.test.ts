@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { Reason } from "../../src/problems.js";
-import { ConditionReason } from "../../src/status.js";
+import { ConditionReason } from "../../src/compute-status.js";
 import { exampleRequestJson } from "../golden/example-request.js";
 
 const root = join(import.meta.dirname, "..", "..");

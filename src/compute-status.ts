@@ -1,0 +1,221 @@
+// The last rung of sync: the status, from the resolution, what was returned
+// and what was observed. Deterministic: the clock comes in as `now`, a
+// condition keeps its lastTransitionTime while its status is unchanged, and
+// generatedAt is the ConfigMap's creationTimestamp, so feeding a response's
+// status back in gives the same response at any later `now`.
+import type { Condition, ConditionType, Phase, Status } from "./api/status.js";
+import { childNames } from "./children/labels.js";
+import { serviceUrl } from "./children/service.js";
+import { defined } from "./config/json.js";
+import { msg } from "./messages.js";
+import type { Observed } from "./observe.js";
+import { formatProblem, type Problem } from "./problems.js";
+import type { Check, Desired, Resolution } from "./resolve.js";
+
+export const ConditionReason = {
+  Valid: "Valid",
+  AllReferencesFound: "AllReferencesFound",
+  SpecInvalid: "SpecInvalid",
+  ConfigGenerated: "ConfigGenerated",
+  OverrideConfig: "OverrideConfig",
+  DeploymentUpdated: "DeploymentUpdated",
+  KeptLastApplied: "KeptLastApplied",
+  NotCreated: "NotCreated",
+  DeploymentNotFound: "DeploymentNotFound",
+  MinimumReplicasAvailable: "MinimumReplicasAvailable",
+  MinimumReplicasUnavailable: "MinimumReplicasUnavailable",
+  RollingOut: "RollingOut",
+  Ready: "Ready",
+} as const;
+
+/** What the children rung did. */
+export interface Returned {
+  /** The desired children were returned (false: the applied ones were kept, or none). */
+  updated: boolean;
+  /** The returned Deployment is applied and rolled out. */
+  rolledOut: boolean;
+  workloadWarnings: Problem[];
+}
+
+export interface StatusInput {
+  now: string;
+  observed: Observed;
+  resolution: Resolution;
+  returned: Returned;
+}
+
+type Verdict = [Condition["status"], string, string];
+
+const MAX_MESSAGE = 4096;
+
+function joinProblems(problems: readonly Problem[]): string {
+  const text = problems.map(formatProblem).join("\n");
+  const cut = MAX_MESSAGE - 15;
+  return text.length > MAX_MESSAGE ? `${text.slice(0, cut)}${msg.truncated()}` : text;
+}
+
+function warningsText(warnings: readonly Problem[]): string {
+  return warnings.length > 0 ? msg.warnings(joinProblems(warnings)) : "";
+}
+
+function fromCheck(check: Check, okReason: string, okMessage: string): Verdict {
+  if (check.ok === true) return ["True", okReason, okMessage];
+  if (check.ok === "unknown") return ["Unknown", check.reason, check.message];
+  return ["False", check.problems[0]?.reason ?? "Failed", joinProblems(check.problems)];
+}
+
+/** Problems of every failed check, in condition order. */
+export function problemsOf(resolution: Resolution): Problem[] {
+  return [resolution.validation, resolution.references, resolution.config].flatMap((c) =>
+    c.ok === false ? c.problems : [],
+  );
+}
+
+/** Builds conditions that keep their lastTransitionTime while their status holds. */
+function conditionFactory(input: StatusInput) {
+  const previous = new Map((input.observed.status.conditions ?? []).map((c) => [c.type, c]));
+  return (type: ConditionType, status: Condition["status"], reason: string, message: string) => {
+    const prior = previous.get(type);
+    const unchanged = prior !== undefined && prior.status === status;
+    return {
+      type,
+      status,
+      reason,
+      message,
+      lastTransitionTime: unchanged ? prior.lastTransitionTime : input.now,
+      observedGeneration: input.observed.generation,
+    } satisfies Condition;
+  };
+}
+
+/** configMapName: the ConfigMap the status's configGeneration names. */
+function configVerdict(resolution: Resolution, configMapName: string | undefined): Verdict {
+  const { config, desired, configWarnings } = resolution;
+  if (config.ok !== true) return fromCheck(config, "", "");
+  const warnings = warningsText(configWarnings);
+  if (desired?.config?.source === "override")
+    return ["True", ConditionReason.OverrideConfig, `${msg.usingOverride()}${warnings}`];
+  return ["True", ConditionReason.ConfigGenerated, `${msg.generated(configMapName)}${warnings}`];
+}
+
+function updatedVerdict(input: StatusInput): Verdict {
+  if (input.returned.updated) {
+    const warnings = warningsText(input.returned.workloadWarnings);
+    return ["True", ConditionReason.DeploymentUpdated, `${msg.deploymentMatches()}${warnings}`];
+  }
+  return input.observed.children.length === 0
+    ? ["False", ConditionReason.NotCreated, msg.nothingCreated()]
+    : ["False", ConditionReason.KeptLastApplied, msg.keptLastApplied()];
+}
+
+function availableVerdict(observed: Observed): Verdict {
+  const dep = observed.deployment;
+  if (dep === undefined) return ["False", ConditionReason.DeploymentNotFound, msg.noDeployment()];
+  const available = dep.status?.conditions?.find((c) => c.type === "Available");
+  const replicas = dep.status?.availableReplicas ?? 0;
+  if (available?.status === "True" && replicas > 0)
+    return ["True", ConditionReason.MinimumReplicasAvailable, msg.replicasAvailable(replicas)];
+  return [
+    "False",
+    available?.reason ?? ConditionReason.MinimumReplicasUnavailable,
+    available?.message ?? msg.noReplicaAvailable(),
+  ];
+}
+
+function phaseOf(failed: boolean, ready: boolean, deployed: boolean): Phase {
+  if (failed) return "Failed";
+  if (ready) return "Ready";
+  return deployed ? "Initializing" : "Pending";
+}
+
+export function computeStatus(input: StatusInput): Status {
+  const { observed, resolution, returned } = input;
+  const condition = conditionFactory(input);
+  const problems = problemsOf(resolution);
+  const run = describedRun(input);
+  const ok = msg.specValid();
+  const checked = [
+    condition(
+      "ValidationSucceeded",
+      ...fromCheck(resolution.validation, ConditionReason.Valid, ok),
+    ),
+    condition(
+      "SecretsResolved",
+      ...fromCheck(
+        resolution.references,
+        ConditionReason.AllReferencesFound,
+        msg.referencesFound(),
+      ),
+    ),
+    condition("ConfigGenerated", ...configVerdict(resolution, run.configGeneration?.configMapName)),
+    condition("DeploymentUpdated", ...updatedVerdict(input)),
+    condition("Available", ...availableVerdict(observed)),
+  ];
+  const notReady = checked.find((c) => c.status !== "True");
+  const ready =
+    notReady === undefined && returned.rolledOut
+      ? condition("Ready", "True", ConditionReason.Ready, msg.runningCurrentSpec())
+      : notReady !== undefined
+        ? condition(
+            "Ready",
+            "False",
+            notReady.reason,
+            msg.notReady(notReady.type, notReady.status, notReady.message),
+          )
+        : condition("Ready", "False", ConditionReason.RollingOut, msg.rollingOut());
+  const conditions = [...checked, ready];
+  const dep = observed.deployment;
+  if (problems.length === 0 && (dep === undefined || !returned.rolledOut)) {
+    const message = dep === undefined ? msg.creatingDeployment() : msg.rollingOut();
+    conditions.push(condition("Reconciling", "True", ConditionReason.RollingOut, message));
+  }
+  if (problems.length > 0) {
+    const reason = problems[0]?.reason ?? "Failed";
+    conditions.push(condition("Stalled", "True", reason, joinProblems(problems)));
+  }
+  const status: Status = {
+    phase: phaseOf(problems.length > 0, ready.status === "True", dep !== undefined),
+    conditions,
+    availableReplicas: dep?.status?.availableReplicas ?? 0,
+  };
+  return { ...status, ...run };
+}
+
+/** What the status says about the run: from the desired state when it was returned, else as observed. */
+function describedRun(
+  input: StatusInput,
+): Pick<Status, "resolvedDistribution" | "configGeneration" | "serviceURL"> {
+  const { observed, resolution, returned } = input;
+  const desired = resolution.desired;
+  if (!returned.updated || desired === undefined) {
+    const { resolvedDistribution, configGeneration, serviceURL } = observed.status;
+    return defined({ resolvedDistribution, configGeneration, serviceURL });
+  }
+  const { name, release, image } = desired.distribution;
+  return defined({
+    resolvedDistribution: defined({
+      name,
+      release,
+      image,
+      configSource: desired.config?.source ?? "generated",
+    }),
+    configGeneration: configGeneration(desired, observed),
+    serviceURL: serviceUrl({
+      llsd: desired.llsd,
+      namespace: desired.namespace,
+      port: desired.port,
+      tls: desired.tls,
+    }),
+  });
+}
+
+function configGeneration(desired: Desired, observed: Observed): Status["configGeneration"] {
+  if (desired.config?.source !== "generated") return undefined;
+  const { configHash, providerCount, resourceCount } = desired.config.generated;
+  const configMapName = childNames.configMap(desired.llsd, configHash);
+  const configMap = observed.children.find(
+    (c) => c.kind === "ConfigMap" && c.metadata.name === configMapName,
+  );
+  const generatedAt = configMap?.metadata.creationTimestamp;
+  return defined({ configMapName, configHash, generatedAt, providerCount, resourceCount });
+}

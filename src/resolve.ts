@@ -1,0 +1,287 @@
+// The second rung of sync: the parent's spec and the observed objects turned,
+// once, into what should run (`Desired`) and the checks the status reports.
+// Every later stage reads these facts; none works them out again.
+import type { KubeObject } from "./api/hook.js";
+import { measure, SPEC_BOUNDS } from "./api/bounds.js";
+import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
+import { DEFAULT_PORT } from "./api/workload.js";
+import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
+import type { Catalog } from "./config/catalog.js";
+import { sha256Hex } from "./config/canonical.js";
+import {
+  resolveDistribution,
+  type RecordedRelease,
+  type ResolvedDistribution,
+} from "./config/distribution.js";
+import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
+import { formatPath, isObject, own } from "./config/json.js";
+import { checkOverrideTls, serverSection } from "./config/server.js";
+import { msg } from "./messages.js";
+import type { Observed, Related } from "./observe.js";
+import { problem, problemsFromZod, Reason, type Problem, type Result } from "./problems.js";
+import { collectReferences, type Reference } from "./references.js";
+
+export type Check =
+  | { ok: true }
+  | { ok: false; problems: Problem[] }
+  | { ok: "unknown"; reason: string; message: string };
+
+export interface ResolveContext {
+  catalog: Catalog;
+  /** generateConfig, possibly memoized by the edge. */
+  generate: (input: GenerateInput) => Result<GeneratedConfig>;
+}
+
+/** Where the server's config.yaml comes from. */
+export type DesiredConfig =
+  | { source: "generated"; generated: GeneratedConfig }
+  | { source: "override"; configMapName: string };
+
+/** What should run, worked out once from a valid spec. */
+export interface Desired {
+  llsd: string;
+  namespace: string;
+  spec: Spec;
+  distribution: ResolvedDistribution;
+  port: number;
+  /** Whether the server itself serves TLS. */
+  tls: boolean;
+  /** Every Secret and ConfigMap the spec refers to. */
+  references: Reference[];
+  /** Changes when any referenced object changes: rolls the pods. */
+  inputsHash: string;
+  /** Undefined when the config cannot be had (the config check says why). */
+  config: DesiredConfig | undefined;
+}
+
+export interface Resolution {
+  validation: Check;
+  references: Check;
+  config: Check;
+  /** Warnings about the distribution and the config. */
+  configWarnings: Problem[];
+  /** Set once the spec is valid and its distribution resolved, even if references or the config failed. */
+  desired: Desired | undefined;
+}
+
+const notChecked: Check = {
+  ok: "unknown",
+  reason: "SpecInvalid",
+  message: msg.referencesNotChecked(),
+};
+const notGenerated: Check = {
+  ok: "unknown",
+  reason: "SpecInvalid",
+  message: msg.configNotGenerated(),
+};
+
+function invalid(problems: Problem[], configWarnings: Problem[] = []): Resolution {
+  return {
+    validation: { ok: false, problems },
+    references: notChecked,
+    config: notGenerated,
+    configWarnings,
+    desired: undefined,
+  };
+}
+
+function checkOf(problems: Problem[]): Check {
+  return problems.length > 0 ? { ok: false, problems } : { ok: true };
+}
+
+/** The spec, bounded in depth and width first: everything after it recurses. */
+export function parseSpec(spec: unknown, name: string): Result<Spec> {
+  const shape = measure(spec, SPEC_BOUNDS);
+  if (shape.problem !== undefined) {
+    const path = formatPath(["spec", ...shape.problem.path]);
+    const problems = [problem(Reason.InvalidSpec, path, shape.problem.detail)];
+    return { ok: false, problems, warnings: [] };
+  }
+  const parsed = LlamaStackDistribution.safeParse({
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name },
+    spec,
+  });
+  return parsed.success
+    ? { ok: true, value: parsed.data.spec, warnings: [] }
+    : { ok: false, problems: problemsFromZod(parsed.error), warnings: [] };
+}
+
+export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
+  const spec = parseSpec(observed.spec, observed.name);
+  if (!spec.ok) return invalid(spec.problems);
+  const recorded = recordedRelease(spec.value.distribution.name, observed, ctx.catalog);
+  const distribution = resolveDistribution(spec.value.distribution, ctx.catalog, recorded);
+  if (!distribution.ok) return invalid(distribution.problems, distribution.warnings);
+  const references = collectReferences(spec.value);
+  const port = spec.value.networking?.port ?? DEFAULT_PORT;
+  const config = resolveConfig(spec.value, distribution.value, port, observed.related, ctx);
+  const desired: Desired = {
+    llsd: observed.name,
+    namespace: observed.namespace,
+    spec: spec.value,
+    distribution: distribution.value,
+    port,
+    tls: spec.value.networking?.tls?.enabled === true,
+    references,
+    inputsHash: inputsHash(references, observed.related),
+    config: config.desired,
+  };
+  return {
+    validation: { ok: true },
+    references: checkOf(checkReferences(references, observed.related, observed.namespace)),
+    config: config.check,
+    configWarnings: [...distribution.warnings, ...config.warnings],
+    desired,
+  };
+}
+
+interface ConfigResolution {
+  check: Check;
+  warnings: Problem[];
+  /** Undefined only when the config cannot be had. */
+  desired: DesiredConfig | undefined;
+}
+
+function resolveConfig(
+  spec: Spec,
+  distribution: ResolvedDistribution,
+  port: number,
+  related: Related,
+  ctx: ResolveContext,
+): ConfigResolution {
+  const { name, release, image } = distribution;
+  if (spec.overrideConfig !== undefined) {
+    const configMapName = spec.overrideConfig.configMapName;
+    const override = related.configMaps.get(configMapName);
+    const tls =
+      release === undefined || override === undefined
+        ? undefined
+        : checkOverrideTls(override, own(ctx.catalog.byRelease, release));
+    return {
+      check: { ok: true },
+      warnings: tls === undefined ? [] : [tls],
+      desired: { source: "override", configMapName },
+    };
+  }
+  if (name === undefined || release === undefined) {
+    const path = "spec.distribution.image";
+    const required = problem(Reason.BaseConfigRequired, path, msg.baseConfigRequired(image));
+    return { check: { ok: false, problems: [required] }, warnings: [], desired: undefined };
+  }
+  const result = ctx.generate({
+    spec,
+    distribution: { ...distribution, name, release },
+    catalog: ctx.catalog,
+    userEnvNames: (spec.workload?.overrides?.env ?? []).map((e) => e.name),
+    port,
+    server: serverSection(spec),
+  });
+  return result.ok
+    ? {
+        check: { ok: true },
+        warnings: result.warnings,
+        desired: { source: "generated", generated: result.value },
+      }
+    : {
+        check: { ok: false, problems: result.problems },
+        warnings: result.warnings,
+        desired: undefined,
+      };
+}
+
+/**
+ * The release a running resource was resolved to before, so that a spec that
+ * names none stays on it: what the hook wrote in the status, else the
+ * Deployment's release label, else the running image. All of it is
+ * user-editable, so only a value naming a release that ships the distribution
+ * counts (the status's value always, to report one no longer supported).
+ */
+const RELEASE = /^\d+\.\d+\.\d+$/;
+
+export function recordedRelease(
+  name: string | undefined,
+  observed: Pick<Observed, "status" | "deployment">,
+  catalog: Catalog,
+): RecordedRelease | undefined {
+  if (name === undefined) return undefined;
+  const images = own(catalog.images, name) ?? {};
+  const status = observed.status.resolvedDistribution;
+  // Only a release-shaped value: it is repeated in the status if no longer supported.
+  if (status?.name === name && status.release !== undefined && RELEASE.test(status.release))
+    return { release: status.release, from: "status.resolvedDistribution.release" };
+  const label = own(observed.deployment?.metadata.labels, RELEASE_LABEL);
+  if (label !== undefined && own(images, label) !== undefined)
+    return { release: label, from: msg.recordedFromLabel(RELEASE_LABEL) };
+  const running = observed.deployment?.spec?.template?.spec?.containers?.find(
+    (c) => c.name === CONTAINER_NAME,
+  )?.image;
+  const byImage = Object.keys(images).find(
+    (r) => running !== undefined && own(images, r)?.image === running,
+  );
+  if (byImage !== undefined && running !== undefined)
+    return { release: byImage, from: msg.recordedFromImage(running) };
+  return undefined;
+}
+
+/** Keys of a Secret or ConfigMap (never their values). */
+function keysOf(obj: KubeObject): Set<string> {
+  const keys = new Set<string>();
+  for (const field of ["data", "stringData", "binaryData"]) {
+    const section = obj[field];
+    if (isObject(section)) for (const k of Object.keys(section)) keys.add(k);
+  }
+  return keys;
+}
+
+function missingObject(ref: Reference, namespace: string): Problem {
+  return ref.kind === "Secret"
+    ? problem(Reason.SecretNotFound, ref.path, msg.secretNotFound(ref.name, namespace))
+    : problem(Reason.ConfigMapNotFound, ref.path, msg.configMapNotFound(ref.name, namespace));
+}
+
+function missingKey(ref: Reference, key: string, namespace: string): Problem {
+  return ref.kind === "Secret"
+    ? problem(Reason.SecretKeyNotFound, ref.path, msg.secretKeyNotFound(ref.name, key, namespace))
+    : problem(
+        Reason.ConfigMapKeyNotFound,
+        ref.path,
+        msg.configMapKeyNotFound(ref.name, key, namespace),
+      );
+}
+
+function lookup(ref: Pick<Reference, "kind" | "name">, related: Related): KubeObject | undefined {
+  return (ref.kind === "Secret" ? related.secrets : related.configMaps).get(ref.name);
+}
+
+/** Every referenced object exists with the keys used; a missing object is reported once. */
+export function checkReferences(
+  refs: readonly Reference[],
+  related: Related,
+  namespace: string,
+): Problem[] {
+  const problems: Problem[] = [];
+  const reported = new Set<string>();
+  for (const ref of refs) {
+    const obj = lookup(ref, related);
+    if (obj === undefined) {
+      const id = `${ref.kind}/${ref.name}`;
+      if (!reported.has(id)) problems.push(missingObject(ref, namespace));
+      reported.add(id);
+      continue;
+    }
+    const keys = keysOf(obj);
+    for (const key of ref.keys) if (!keys.has(key)) problems.push(missingKey(ref, key, namespace));
+  }
+  return problems;
+}
+
+/** A change to any referenced object (a rotated key, an edited override) changes this hash and rolls the pods. */
+export function inputsHash(refs: readonly Reference[], related: Related): string {
+  const byId = new Map(refs.map((r) => [`${r.kind}/${r.name}`, r]));
+  const lines = [...byId]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, ref]) => `${id}@${lookup(ref, related)?.metadata.resourceVersion ?? "missing"}`);
+  return sha256Hex(lines.join("\n")).slice(0, 16);
+}

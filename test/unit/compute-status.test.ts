@@ -1,0 +1,235 @@
+// Table tests of computeStatus: one row per situation the status must tell apart.
+import { expect } from "chai";
+import type { Status } from "../../src/api/status.js";
+import { computeStatus, type Returned } from "../../src/compute-status.js";
+import type { Observed, ObservedDeployment } from "../../src/observe.js";
+import { problem, Reason } from "../../src/problems.js";
+import type { Desired, Resolution } from "../../src/resolve.js";
+
+const NOW = "2026-11-23T10:00:00Z";
+const EARLIER = "2026-11-01T10:00:00Z";
+
+function observed(over: Partial<Observed> = {}): Observed {
+  return {
+    name: "llsd",
+    namespace: "ns",
+    generation: 3,
+    spec: {},
+    children: [],
+    related: { secrets: new Map(), configMaps: new Map() },
+    status: {},
+    deployment: undefined,
+    ...over,
+  };
+}
+
+function deployment(available: number, ready: boolean): ObservedDeployment {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "llsd" },
+    status: {
+      availableReplicas: available,
+      conditions: [
+        { type: "Available", status: ready ? "True" : "False", reason: "R", message: "M" },
+      ],
+    },
+  };
+}
+
+const desired: Desired = {
+  llsd: "llsd",
+  namespace: "ns",
+  spec: { distribution: { name: "starter" } },
+  distribution: { name: "starter", release: "0.7.3", image: "img:1" },
+  port: 8321,
+  tls: false,
+  references: [],
+  inputsHash: "0",
+  config: {
+    source: "generated",
+    generated: {
+      configYaml: "",
+      configHash: "abcdef0123456789abcdef",
+      secretEnv: [],
+      providerCount: 2,
+      resourceCount: 1,
+    },
+  },
+};
+
+const valid: Resolution = {
+  validation: { ok: true },
+  references: { ok: true },
+  config: { ok: true },
+  configWarnings: [],
+  desired,
+};
+
+const invalid: Resolution = {
+  validation: {
+    ok: false,
+    problems: [problem(Reason.InvalidSpec, "spec.distribution", "is required; set it")],
+  },
+  references: {
+    ok: "unknown",
+    reason: "SpecInvalid",
+    message: "Not checked: the spec is invalid.",
+  },
+  config: { ok: "unknown", reason: "SpecInvalid", message: "Not generated: the spec is invalid." },
+  configWarnings: [],
+  desired: undefined,
+};
+
+const updated: Returned = { updated: true, rolledOut: false, workloadWarnings: [] };
+const kept: Returned = { updated: false, rolledOut: false, workloadWarnings: [] };
+const done: Returned = { updated: true, rolledOut: true, workloadWarnings: [] };
+
+const byType = (s: Status) => new Map((s.conditions ?? []).map((c) => [c.type, c]));
+
+describe("computeStatus", () => {
+  const rows: {
+    what: string;
+    observed: Observed;
+    resolution: Resolution;
+    returned: Returned;
+    phase: string;
+    ready: string;
+    extra: string[];
+  }[] = [
+    {
+      what: "first sync of a valid spec: Pending, Reconciling",
+      observed: observed(),
+      resolution: valid,
+      returned: updated,
+      phase: "Pending",
+      ready: "DeploymentNotFound",
+      extra: ["Reconciling"],
+    },
+    {
+      what: "Deployment exists, not yet available: Initializing",
+      observed: observed({ deployment: deployment(0, false) }),
+      resolution: valid,
+      returned: updated,
+      phase: "Initializing",
+      ready: "R",
+      extra: ["Reconciling"],
+    },
+    {
+      what: "available but the rollout of this spec is not done: not Ready",
+      observed: observed({ deployment: deployment(1, true) }),
+      resolution: valid,
+      returned: updated,
+      phase: "Initializing",
+      ready: "RollingOut",
+      extra: ["Reconciling"],
+    },
+    {
+      what: "available and rolled out: Ready",
+      observed: observed({ deployment: deployment(2, true) }),
+      resolution: valid,
+      returned: done,
+      phase: "Ready",
+      ready: "Ready",
+      extra: [],
+    },
+    {
+      what: "an invalid spec: Failed and Stalled, never Reconciling",
+      observed: observed({ deployment: deployment(2, true) }),
+      resolution: invalid,
+      returned: kept,
+      phase: "Failed",
+      ready: "InvalidSpec",
+      extra: ["Stalled"],
+    },
+  ];
+  for (const row of rows)
+    it(row.what, () => {
+      const status = computeStatus({ now: NOW, ...row });
+      const conditions = byType(status);
+      expect(status.phase).to.equal(row.phase);
+      expect(conditions.get("Ready")?.reason).to.equal(row.ready);
+      expect([...conditions.keys()].slice(6)).to.deep.equal(row.extra);
+      for (const c of conditions.values()) expect(c.observedGeneration).to.equal(3);
+    });
+
+  it("keeps lastTransitionTime while a condition's status holds, and moves it when it changes", () => {
+    const first = computeStatus({
+      now: EARLIER,
+      observed: observed(),
+      resolution: valid,
+      returned: updated,
+    });
+    const again = computeStatus({
+      now: NOW,
+      observed: observed({ status: first }),
+      resolution: valid,
+      returned: updated,
+    });
+    expect(again).to.deep.equal(first);
+    const broken = computeStatus({
+      now: NOW,
+      observed: observed({ status: first }),
+      resolution: invalid,
+      returned: kept,
+    });
+    const times = byType(broken);
+    expect(times.get("ValidationSucceeded")?.lastTransitionTime).to.equal(NOW);
+    expect(times.get("Available")?.lastTransitionTime).to.equal(EARLIER);
+  });
+
+  it("describes the run from the desired state only when it was returned", () => {
+    const prior: Status = {
+      resolvedDistribution: {
+        name: "starter",
+        release: "0.6.1",
+        image: "old",
+        configSource: "generated",
+      },
+      serviceURL: "http://old",
+    };
+    const fresh = computeStatus({
+      now: NOW,
+      observed: observed(),
+      resolution: valid,
+      returned: updated,
+    });
+    expect(fresh.resolvedDistribution?.release).to.equal("0.7.3");
+    expect(fresh.serviceURL).to.equal("http://llsd-service.ns.svc.cluster.local:8321");
+    expect(fresh.configGeneration).to.deep.equal({
+      configMapName: "llsd-config-abcdef0123",
+      configHash: "abcdef0123456789abcdef",
+      providerCount: 2,
+      resourceCount: 1,
+    });
+    const keptRun = computeStatus({
+      now: NOW,
+      observed: observed({ status: prior }),
+      resolution: invalid,
+      returned: kept,
+    });
+    expect(keptRun.resolvedDistribution).to.deep.equal(prior.resolvedDistribution);
+    expect(keptRun.serviceURL).to.equal("http://old");
+    expect(keptRun).not.to.have.property("configGeneration");
+  });
+
+  it("puts warnings in the conditions they concern, and truncates very long messages", () => {
+    const warn = problem(Reason.NewerReleaseAvailable, "spec.distribution", "x".repeat(5000));
+    const status = computeStatus({
+      now: NOW,
+      observed: observed(),
+      resolution: { ...valid, configWarnings: [warn] },
+      returned: {
+        ...updated,
+        workloadWarnings: [problem(Reason.InvalidSpec, "spec.w", "careful")],
+      },
+    });
+    const conditions = byType(status);
+    const config = conditions.get("ConfigGenerated")?.message ?? "";
+    expect(config).to.match(/^Generated llsd-config-abcdef0123\.\nWarnings:\n/);
+    expect(config).to.match(/… \(truncated\)$/);
+    expect(conditions.get("DeploymentUpdated")?.message).to.equal(
+      "The Deployment matches the spec.\nWarnings:\nspec.w: careful",
+    );
+  });
+});

@@ -18,6 +18,14 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a cast tsc does not need is an error.
+    files: ["**/*.ts"],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: { "@typescript-eslint/no-unnecessary-type-assertion": "error" },
+  },
+  {
     files: ["test/**/*.ts"],
     rules: {
       "@typescript-eslint/no-unused-expressions": "off",

@@ -81,7 +81,7 @@ export function openApiSchema(): Schema {
     override: (ctx) => {
       const meta = z.globalRegistry.get(ctx.zodSchema as unknown as z.ZodType) as
         Record<string, unknown> | undefined;
-      const replacement = overrideFor(meta, ctx.jsonSchema as Schema);
+      const replacement = overrideFor(meta, ctx.jsonSchema);
       if (replacement === undefined) return;
       for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Schema)[k];
       Object.assign(ctx.jsonSchema, replacement);

@@ -13,7 +13,7 @@ export type EmbeddedType = keyof typeof schemas.types;
 export const CRD_SCHEMA_META_KEY = "x-llsd-crd-schema";
 
 export function k8sSchema(name: EmbeddedType): JsonSchema {
-  return schemas.types[name] as JsonSchema;
+  return schemas.types[name];
 }
 
 export const KUBERNETES_VERSION = schemas.kubernetesVersion;

@@ -203,12 +203,7 @@ function providerListFor(specKey: string) {
 }
 
 export const Providers = z
-  .strictObject(
-    Object.fromEntries(SPEC_API_KEYS.map((k) => [k, providerListFor(k).optional()])) as Record<
-      string,
-      z.ZodOptional<z.ZodArray<typeof ProviderEntry>>
-    >,
-  )
+  .strictObject(Object.fromEntries(SPEC_API_KEYS.map((k) => [k, providerListFor(k).optional()])))
   .describe(
     "Providers by Llama Stack API, keyed by the camelCase API name (inference, safety, vectorIo, toolRuntime, files, responses, ...). Which APIs exist depends on the release.",
   );

@@ -122,7 +122,7 @@ function relatedObjects(
         data: Object.fromEntries(
           s.keys.map((k) => [k, Buffer.from(`value-of-${name}-${k}`).toString("base64")]),
         ),
-      } as KubeObject;
+      };
     });
   return [...make("Secret", c.secrets), ...make("ConfigMap", c.configMaps)];
 }
@@ -147,7 +147,7 @@ export function applied(
     },
   };
   if (child.kind === "Deployment") {
-    const replicas = ((child as { spec?: { replicas?: number } }).spec?.replicas ?? 1) as number;
+    const replicas = (child as { spec?: { replicas?: number } }).spec?.replicas ?? 1;
     out["status"] = opts.rolledOut
       ? {
           observedGeneration: 1,

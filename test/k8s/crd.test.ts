@@ -120,7 +120,7 @@ describe("the CRD on a real kube-apiserver", function () {
 
     for (const ex of examples) {
       it(ex.label, async () => {
-        const server = await serverVerdict(ex.object as KubeObject);
+        const server = await serverVerdict(ex.object);
         const hook = zodVerdict(ex.object);
         const message = ALL_RULES.get(ex.rule)?.message;
         if (ex.expect === "accept") {
@@ -159,7 +159,7 @@ describe("the CRD on a real kube-apiserver", function () {
         metadata: { name: c.file.name ?? "llama" },
         spec: c.file.spec,
       };
-      const server = await serverVerdict(obj as KubeObject);
+      const server = await serverVerdict(obj);
       const hook = zodVerdict(obj);
       if (server.ok) accepted++;
       if (ruled(server.problems).length < server.problems.length) structural++;

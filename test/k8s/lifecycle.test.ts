@@ -110,7 +110,7 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
     async function setSpec(next: unknown): Promise<void> {
       const parent = await kube().get(API_VERSION, RESOURCE, NS, NAME);
       if (parent === undefined) throw new Error("no parent");
-      await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next } as KubeObject);
+      await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next });
     }
 
     /** Plays the kubelet: every pod of the Deployment not yet ready becomes Running and Ready. */
@@ -136,7 +136,7 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
               lastTransitionTime: now,
             })),
           },
-        } as KubeObject);
+        });
         marked++;
       }
       return marked;

@@ -133,7 +133,7 @@ function isObj(v: Json | undefined): v is JsonObject {
 function mergeKeyOf(...lists: Json[][]): string | undefined {
   const items = lists.flat();
   if (items.length === 0 || !items.every(isObj)) return undefined;
-  return LIST_MERGE_KEYS.find((k) => items.every((i) => (i as JsonObject)[k] !== undefined));
+  return LIST_MERGE_KEYS.find((k) => items.every((i) => i[k] !== undefined));
 }
 
 /** kubectl-apply-style three-way merge: desired wins, fields we stopped returning go. */
@@ -571,7 +571,7 @@ export class Metacontroller {
       const stored = (await this.kube.replaceStatus(apiVersion, resource, {
         ...fresh,
         status,
-      } as KubeObject)) as {
+      })) as {
         status?: unknown;
       };
       if (stableStringify(stored.status) !== stableStringify(status))
@@ -669,7 +669,7 @@ export class Metacontroller {
     const curMeta = current.metadata as unknown as JsonObject;
     for (const f of SYSTEM_FIELDS) {
       if (curMeta[f] === undefined) delete nextMeta[f];
-      else nextMeta[f] = curMeta[f] as Json;
+      else nextMeta[f] = curMeta[f];
     }
     const curStatus = (current as unknown as JsonObject)["status"];
     if (curStatus === undefined) delete next["status"];

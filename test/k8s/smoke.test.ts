@@ -37,7 +37,7 @@ describe("Kubernetes control plane (smoke)", function () {
       data: Record<string, string>;
     };
     expect(got.data).to.deep.equal({ a: "1" });
-    await kube.replace("v1", "configmaps", { ...got, data: { a: "2" } } as KubeObject);
+    await kube.replace("v1", "configmaps", { ...got, data: { a: "2" } });
     expect(
       (
         (await kube.get("v1", "configmaps", NS, "crud")) as unknown as {
@@ -69,7 +69,7 @@ describe("Kubernetes control plane (smoke)", function () {
       (e) =>
         e.type === "MODIFIED" && (e.object as unknown as { data: { v: string } }).data.v === "1",
     );
-    await kube.replace("v1", "configmaps", { ...created, data: { v: "1" } } as KubeObject);
+    await kube.replace("v1", "configmaps", { ...created, data: { v: "1" } });
     const event = await seen;
     expect(event.type).to.equal("MODIFIED");
   });
@@ -139,7 +139,7 @@ describe("Kubernetes control plane (smoke)", function () {
     const withStatus = await kube.replaceStatus("smoke.example.com/v1", "widgets", {
       ...widget,
       status: { ok: true },
-    } as KubeObject);
+    });
     expect((withStatus as unknown as { status: { ok: boolean } }).status.ok).to.equal(true);
   });
 

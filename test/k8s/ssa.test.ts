@@ -285,9 +285,10 @@ describe("server-side apply: the hook's keep projection of every golden child ch
             metadata: { name, namespace: ns },
             spec: { distribution: { name: "starter" } },
           });
-    const desired = response.children.map(
-      (child) => ({ ...child, metadata: { ...child.metadata, namespace: ns } }) as KubeObject,
-    );
+    const desired = response.children.map((child) => ({
+      ...child,
+      metadata: { ...child.metadata, namespace: ns },
+    }));
     const round = emptyRound();
     await mc.manageChildren(parent, [], desired, round);
     const ids = desired.map((d) => `${d.kind}/${d.metadata.name}`).sort();
@@ -376,7 +377,7 @@ describe("switching a running cluster from dynamic apply to server-side apply", 
   async function setSpec(next: unknown): Promise<void> {
     const parent = await kube().get(API_VERSION, RESOURCE, NS, NAME);
     if (parent === undefined) throw new Error("no parent");
-    await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next } as KubeObject);
+    await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next });
   }
 
   async function children(): Promise<KubeObject[]> {
@@ -579,7 +580,7 @@ describe("switching a running cluster from dynamic apply to server-side apply", 
         apiVersion: "apps/v1",
         kind: "Deployment",
         metadata: { name: NAME, namespace: NS, annotations: { "example.com/owner": "team-a" } },
-      } as KubeObject,
+      },
       { fieldManager: "kubectl" },
     );
     expect(labelled.status, JSON.stringify(labelled.body)).to.equal(200);
@@ -794,7 +795,7 @@ describe("switching a running cluster back from server-side apply to dynamic app
     const setSpec = async (next: unknown) => {
       const parent = await kube().get(API_VERSION, RESOURCE, ns, NAME);
       if (parent === undefined) throw new Error("no parent");
-      await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next } as KubeObject);
+      await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next });
     };
     await kube().mustCreate(API_VERSION, RESOURCE, {
       apiVersion: API_VERSION,

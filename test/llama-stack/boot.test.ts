@@ -102,7 +102,7 @@ describe("booting a real llama stack run against a fake OpenAI upstream", functi
         await fake.close();
       }
       // Stopped means stopped: nothing answers on the port any more.
-      const after = await fetch(`${stack!.baseUrl}/v1/health`).then(
+      const after = await fetch(`${stack.baseUrl}/v1/health`).then(
         () => "answered",
         () => "refused",
       );

@@ -361,7 +361,7 @@ async function waitForHealth(
     }
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (res.ok) return (await res.json()) as unknown;
+      if (res.ok) return await res.json();
       lastError = `HTTP ${res.status}`;
     } catch (e) {
       lastError = e instanceof Error ? e.message : String(e);

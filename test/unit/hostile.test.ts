@@ -205,7 +205,7 @@ function appliedServerSide(child: KubeObject, manager: string): KubeObject {
           fieldsV1: fieldSet(applied),
         },
       ],
-    } as KubeObject["metadata"],
+    },
   };
 }
 
@@ -243,10 +243,10 @@ describe("hostile children under server-side apply (property tests)", () => {
         fc.option(fc.array(entry, { maxLength: 3 }), { nil: undefined }).map((entries) =>
           entries === undefined
             ? child
-            : ({
+            : {
                 ...child,
                 metadata: { ...child.metadata, managedFields: entries },
-              } as KubeObject),
+              },
         ),
       ),
     );

@@ -190,7 +190,7 @@ describe("hook invariants (property tests)", () => {
         fc.constantFrom(...keys),
         fc.jsonValue({ maxDepth: 3 }),
         (spec, key, value) => {
-          const broken = { ...(spec as Record<string, unknown>), [key]: value };
+          const broken = { ...spec, [key]: value };
           fc.pre(!LlamaStackDistributionSpec.safeParse(broken).success);
           const first = syncOk(request(spec));
           const children = applyAll(first);
@@ -226,9 +226,7 @@ describe("hook invariants (property tests)", () => {
         fc.option(fc.tuple(fc.constantFrom("providers", "storage", "workload"), fc.jsonValue())),
         fc.constantFrom("/sync", "/customize"),
         async (spec, edit, path) => {
-          const body = request(
-            edit === null ? spec : { ...(spec as Record<string, unknown>), [edit[0]]: edit[1] },
-          );
+          const body = request(edit === null ? spec : { ...spec, [edit[0]]: edit[1] });
           lines.length = 0;
           const res = await supertest(app).post(path).send(body);
           const seen = res.text + lines.join("");

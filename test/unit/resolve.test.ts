@@ -113,7 +113,7 @@ describe("recordedRelease", () => {
       template: { spec: { containers: [{ name: "llama-stack", image }] } },
     },
   });
-  const starter = (release: string) => ({
+  const starter = (release: string): Status => ({
     resolvedDistribution: { name: "starter", release, image: "i", configSource: "generated" },
   });
   const rows: [string, string | undefined, Status, ObservedDeployment | undefined, unknown][] = [
@@ -142,7 +142,14 @@ describe("recordedRelease", () => {
     [
       "another distribution's status does not count",
       "starter",
-      { resolvedDistribution: { name: "other", release: "0.7.3", image: "i" } },
+      {
+        resolvedDistribution: {
+          name: "other",
+          release: "0.7.3",
+          image: "i",
+          configSource: "generated",
+        },
+      },
       undefined,
       undefined,
     ],

@@ -72,7 +72,7 @@ function structural(node: Schema, path: string, problems: string[]): Schema {
   return out;
 }
 
-export function openApiSchema(): Schema {
+function openApiSchema(): Schema {
   const json = z.toJSONSchema(LlamaStackDistribution, {
     target: "openapi-3.0",
     io: "input",

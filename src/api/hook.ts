@@ -27,14 +27,14 @@ export type KubeObject = z.infer<typeof KubeObject>;
 const ObjectMap = z.record(z.string(), z.record(z.string(), KubeObject));
 export type ObjectMap = z.infer<typeof ObjectMap>;
 
-export const Parent = z.looseObject({
+const Parent = z.looseObject({
   apiVersion: z.string().min(1),
   kind: z.string().min(1),
   metadata: ObjectMeta.extend({ namespace: z.string().min(1) }),
   spec: z.unknown(),
   status: z.unknown().optional(),
 });
-export type Parent = z.infer<typeof Parent>;
+type Parent = z.infer<typeof Parent>;
 
 export const SyncRequest = z.looseObject({
   controller: z.unknown().optional(),

@@ -12,11 +12,9 @@ export type EmbeddedType = keyof typeof schemas.types;
 /** The CRD generator replaces a node carrying this metadata with the given schema. */
 export const CRD_SCHEMA_META_KEY = "x-llsd-crd-schema";
 
-export function k8sSchema(name: EmbeddedType): JsonSchema {
+function k8sSchema(name: EmbeddedType): JsonSchema {
   return schemas.types[name];
 }
-
-export const KUBERNETES_VERSION = schemas.kubernetesVersion;
 
 /** A value of an embedded core/v1 type, typed T (from kubernetes-types). */
 export function k8sType<T>(name: EmbeddedType) {

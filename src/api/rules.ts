@@ -24,7 +24,7 @@ export interface CelValidation {
   fieldPath?: string;
 }
 
-export const CEL_META_KEY = "x-kubernetes-validations";
+const CEL_META_KEY = "x-kubernetes-validations";
 
 function pathOf(fieldPath: string | undefined): (string | number)[] {
   if (fieldPath === undefined) return [];
@@ -34,7 +34,7 @@ function pathOf(fieldPath: string | undefined): (string | number)[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-export function celOf(rules: readonly Rule<never>[]): CelValidation[] {
+function celOf(rules: readonly Rule<never>[]): CelValidation[] {
   return rules.map((r) => ({
     rule: r.cel,
     message: r.message,

@@ -15,7 +15,7 @@ export const PLURAL = "llamastackdistributions";
 
 // ---------------------------------------------------------------- limits
 /** Limits keep every list and string bounded, so CEL rules stay inside the cost budget. */
-export const LIMITS = {
+const LIMITS = {
   providersPerApi: 16,
   models: 256,
   shields: 32,
@@ -40,7 +40,7 @@ const objectName = (what: string) =>
     .regex(DNS1123_SUBDOMAIN, `must be a valid ${what} name (lower-case DNS subdomain)`);
 
 // ---------------------------------------------------------------- secrets
-export const SecretKeySelector = z
+const SecretKeySelector = z
   .strictObject({
     name: objectName("Secret").describe(
       "Name of a Secret in the LlamaStackDistribution's namespace.",
@@ -210,7 +210,7 @@ export const Providers = z
 export type Providers = Partial<Record<string, ProviderEntry[]>>;
 
 // ---------------------------------------------------------------- resources
-export const Model = z
+const Model = z
   .strictObject({
     name: z
       .string()
@@ -242,7 +242,7 @@ export const Model = z
       .meta({ "x-kubernetes-preserve-unknown-fields": true, maxProperties: 32 }),
   })
   .describe("A model registered at startup.");
-export type Model = z.infer<typeof Model>;
+type Model = z.infer<typeof Model>;
 
 export const Resources = z
   .strictObject({
@@ -381,7 +381,7 @@ export type KvStorage = z.infer<typeof KvStorage>;
 export type SqlStorage = z.infer<typeof SqlStorage>;
 
 // ---------------------------------------------------------------- overrideConfig
-export const OverrideConfig = z
+const OverrideConfig = z
   .strictObject({
     configMapName: objectName("ConfigMap").describe(
       "A ConfigMap in the same namespace whose key config.yaml is the whole server config, used as is.",
@@ -410,7 +410,7 @@ function configuredAndDisabledRule(specKey: string) {
   });
 }
 
-export const specRules = [
+const specRules = [
   rule<Spec>({
     id: "override-config-exclusive",
     cel: `!has(self.overrideConfig) || (${CONFIG_FIELDS.map((f) => `!has(self.${f})`).join(" && ")})`,
@@ -435,7 +435,7 @@ export const specRules = [
   }),
 ];
 
-export const SpecShape = z.strictObject({
+const SpecShape = z.strictObject({
   distribution: Distribution,
   providers: Providers.optional(),
   disabledProviders: z
@@ -468,7 +468,7 @@ export const LlamaStackDistributionSpec = withRules(
 );
 
 /** Every child name must fit: the Service <name>-service is a DNS-1035 label of at most 63 characters. */
-export const MAX_NAME_LENGTH = 63 - "-service".length;
+const MAX_NAME_LENGTH = 63 - "-service".length;
 
 export const LlamaStackDistribution = withRules(
   z

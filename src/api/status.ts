@@ -1,8 +1,8 @@
-// The status llsd-hook writes (SPEC §6). Also zod, so the CRD's status schema
+// The status llsd-hook writes (README "Status"). Also zod, so the CRD's status schema
 // comes from the same source and nothing the hook writes gets pruned.
 import { z } from "zod";
 
-export const CONDITION_TYPES = [
+const CONDITION_TYPES = [
   "ValidationSucceeded",
   "SecretsResolved",
   "ConfigGenerated",
@@ -14,7 +14,7 @@ export const CONDITION_TYPES = [
 ] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 
-export const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
+const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const Condition = z

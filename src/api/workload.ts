@@ -41,7 +41,7 @@ type Tls = {
   requireClientCertificate?: boolean | undefined;
 };
 
-export const Tls = withRules(
+const Tls = withRules(
   z
     .strictObject({
       enabled: z
@@ -88,7 +88,7 @@ type Expose = {
   tlsSecretName?: string | undefined;
 };
 
-export const Expose = withRules(
+const Expose = withRules(
   z
     .strictObject({
       enabled: z
@@ -129,7 +129,7 @@ export const Expose = withRules(
   ],
 );
 
-export const AllowedFrom = z
+const AllowedFrom = z
   .strictObject({
     namespaces: z
       .array(
@@ -178,7 +178,7 @@ export type Networking = z.infer<typeof Networking>;
 // ---------------------------------------------------------------- workload
 type Autoscaling = { minReplicas: number; maxReplicas: number };
 
-export const Autoscaling = withRules(
+const Autoscaling = withRules(
   z
     .strictObject({
       minReplicas: z.number().int().min(1).max(1000).default(1).describe("Fewest replicas."),
@@ -213,7 +213,7 @@ export const Autoscaling = withRules(
   ],
 );
 
-export const PvcStorage = z
+const PvcStorage = z
   .strictObject({
     size: z
       .string()
@@ -253,7 +253,7 @@ type Pdb = {
   maxUnavailable?: number | string | undefined;
 };
 
-export const PodDisruptionBudget = withRules(
+const PodDisruptionBudget = withRules(
   z
     .strictObject({
       minAvailable: intOrPercent

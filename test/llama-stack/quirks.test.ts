@@ -1,6 +1,6 @@
 // Every distribution config shipped in the llama-stack packages goes through
 // the real validator. Its only findings are the quirks kept in
-// configs/quirks.yaml, and every quirk there is still reported (a stale one
+// test/llama-stack/quirks.yaml, and every quirk there is still reported (a stale one
 // fails too). Two passes: an empty environment (what an unconfigured pod has),
 // and every bare ${env.X} set to a dummy value (so env-unset quirks are told
 // apart from the rest).
@@ -24,7 +24,7 @@ function bareVariables(configYaml: string): string[] {
   return [...new Set([...configYaml.matchAll(/\$\{env\.([A-Z0-9_]+)\}/g)].map((m) => m[1]!))];
 }
 
-describe("configs/quirks.yaml", () => {
+describe("test/llama-stack/quirks.yaml", () => {
   it("is well-formed, unique, and names supported releases and shipped distributions", () => {
     const quirks = loadQuirks();
     expect(quirks.length).to.be.greaterThan(0);
@@ -79,7 +79,7 @@ for (const release of releases) {
         const unlisted = [...got.unset, ...got.dummy].filter(
           (f) => !listed.has(quirkKey(release, name, f)),
         );
-        expect(describeAll(unlisted), "findings not in configs/quirks.yaml").to.deep.equal([]);
+        expect(describeAll(unlisted), "findings not in test/llama-stack/quirks.yaml").to.deep.equal([]);
         const reported = new Set(
           [...got.unset, ...got.dummy].map((f) => quirkKey(release, name, f)),
         );

@@ -1,4 +1,4 @@
-// configs/quirks.yaml: the findings validate.py reports on the upstream
+// test/llama-stack/quirks.yaml: the findings validate.py reports on the upstream
 // distribution configs themselves, kept by hand with a reason each (SPEC 4.1).
 // A generated config may carry these over from its base; anything else is
 // something the generator or the user introduced.
@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { Finding } from "./validator.js";
 
-export const quirksFile = join(import.meta.dirname, "..", "..", "configs", "quirks.yaml");
+export const quirksFile = join(import.meta.dirname, "quirks.yaml");
 
 const quirkSchema = z.strictObject({
   release: z.string().min(1),

@@ -32,6 +32,19 @@ const FORBIDDEN_KEYS = new Set(["__proto__"]);
 /** The spec of a LlamaStackDistribution (README "Limits"). */
 export const SPEC_BOUNDS: Bounds = { maxDepth: 32, maxEntries: 1024, maxNodes: 50_000 };
 
+/** Why a container at `level` is out of bounds, before its entries are visited. */
+function refusal(
+  current: object,
+  level: number,
+  bounds: Bounds,
+): Omit<NonNullable<Shape["problem"]>, "path"> | undefined {
+  if (level >= bounds.maxDepth) return { kind: "depth", detail: msg.tooDeep(bounds.maxDepth) };
+  const count = Array.isArray(current) ? current.length : Object.keys(current).length;
+  if (count > bounds.maxEntries)
+    return { kind: "width", detail: msg.tooWide(count, bounds.maxEntries) };
+  return undefined;
+}
+
 /** Depth, size and the first out-of-bounds value of `value`, iteratively. */
 export function measure(value: unknown, bounds: Bounds): Shape {
   const maxNodes = bounds.maxNodes ?? Infinity;
@@ -49,8 +62,7 @@ export function measure(value: unknown, bounds: Bounds): Shape {
   let depth = 0;
   let nodes = 0;
   const stack = [0];
-  while (stack.length > 0) {
-    const index = stack.pop() as number;
+  for (let index = stack.pop(); index !== undefined; index = stack.pop()) {
     const current = values[index];
     const level = depths[index] ?? 0;
     nodes += 1;
@@ -58,39 +70,27 @@ export function measure(value: unknown, bounds: Bounds): Shape {
     if (nodes > maxNodes)
       return { depth, nodes, problem: { kind: "nodes", path: [], detail: msg.tooMany(maxNodes) } };
     if (typeof current !== "object" || current === null) continue;
-    if (level >= bounds.maxDepth)
-      return {
-        depth,
-        nodes,
-        problem: { kind: "depth", path: pathOf(index), detail: msg.tooDeep(bounds.maxDepth) },
-      };
-    const isArray = Array.isArray(current);
-    const names = isArray ? [] : Object.keys(current);
-    const count = isArray ? current.length : names.length;
-    if (count > bounds.maxEntries)
-      return {
-        depth,
-        nodes,
-        problem: {
-          kind: "width",
-          path: pathOf(index),
-          detail: msg.tooWide(count, bounds.maxEntries),
-        },
-      };
-    for (let i = count - 1; i >= 0; i--) {
-      const key: string | number = isArray ? i : (names[i] as string);
-      const child: unknown = (current as Record<string | number, unknown>)[key];
+    const refused = refusal(current, level, bounds);
+    if (refused !== undefined)
+      return { depth, nodes, problem: { ...refused, path: pathOf(index) } };
+    const entries: [string | number, unknown][] = Array.isArray(current)
+      ? current.map((v: unknown, i) => [i, v])
+      : Object.keys(current).map((k) => [k, (current as Record<string, unknown>)[k]]);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] ?? ["", undefined];
       const childIndex = values.length;
       values.push(child);
       depths.push(level + 1);
       parents.push(index);
       keys.push(key);
-      if (typeof key === "string" && FORBIDDEN_KEYS.has(key))
-        return {
-          depth,
-          nodes,
-          problem: { kind: "key", path: pathOf(childIndex), detail: msg.forbiddenKey(key) },
+      if (typeof key === "string" && FORBIDDEN_KEYS.has(key)) {
+        const problem = {
+          kind: "key" as const,
+          path: pathOf(childIndex),
+          detail: msg.forbiddenKey(key),
         };
+        return { depth, nodes, problem };
+      }
       stack.push(childIndex);
     }
   }

@@ -16,12 +16,14 @@ export const CHILD_BUDGET = ANNOTATIONS_LIMIT - 24 * 1024;
 
 /**
  * Bytes of `value` as Go's encoding/json writes it (Metacontroller is Go):
- * UTF-8, with <, > and & escaped as \u003c… (six bytes instead of one).
+ * UTF-8, with <, > and & escaped as \u003c… (six bytes instead of one) and
+ * U+2028, U+2029 as \u2028 (six bytes instead of three).
  */
 export function goJsonBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? "";
-  const escaped = text.match(/[<>&\u2028\u2029]/g)?.length ?? 0;
-  return Buffer.byteLength(text, "utf8") + 5 * escaped;
+  const html = text.match(/[<>&]/g)?.length ?? 0;
+  const separators = text.match(/[\u2028\u2029]/g)?.length ?? 0;
+  return Buffer.byteLength(text, "utf8") + 5 * html + 3 * separators;
 }
 
 const kib = (bytes: number) => Math.ceil(bytes / 1024);

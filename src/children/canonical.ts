@@ -1,7 +1,7 @@
 // Children in one fixed form (cdk8s style): apiVersion, kind, metadata first,
 // every other key sorted, list order kept. Identical input gives identical
 // bytes, whatever the key order of the user's objects (env, nodeSelector, ...).
-import { isObject, type Json, type JsonObject } from "../config/json.js";
+import { isObject } from "../config/json.js";
 
 const HEAD = ["apiVersion", "kind", "metadata"];
 const METADATA_HEAD = ["name", "namespace"];
@@ -10,18 +10,20 @@ function sortedKeys(keys: string[], head: readonly string[]): string[] {
   return [...head.filter((k) => keys.includes(k)), ...keys.filter((k) => !head.includes(k)).sort()];
 }
 
-function canonical(value: Json, head: readonly string[]): Json {
+function canonical(value: unknown, head: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => canonical(v, []));
   if (!isObject(value)) return value;
-  const out: JsonObject = {};
-  for (const key of sortedKeys(Object.keys(value), head)) {
-    const child = value[key];
-    if (child === undefined) continue;
-    out[key] = canonical(child, key === "metadata" ? METADATA_HEAD : []);
-  }
-  return out;
+  // fromEntries defines each key as its own property, __proto__ included.
+  return Object.fromEntries(
+    sortedKeys(Object.keys(value), head).flatMap((key) => {
+      const child = value[key];
+      if (child === undefined) return [];
+      return [[key, canonical(child, key === "metadata" ? METADATA_HEAD : [])]];
+    }),
+  );
 }
 
-export function canonicalObject<T>(obj: T): T {
-  return canonical(obj as unknown as Json, HEAD) as unknown as T;
+/** The same object with its keys in canonical order (a reordering keeps its type). */
+export function canonicalObject<T extends object>(obj: T): T {
+  return canonical(obj, HEAD) as T;
 }

@@ -1,5 +1,7 @@
-// The Deployment that runs the server (SPEC §5).
-import type { Deployment } from "kubernetes-types/apps/v1.js";
+// The Deployment `<name>` that runs the server (README "Children and
+// rollouts"): one container, probed on /v1/health, non-root under Pod Security
+// `restricted`, rolled by the hashes of its config and referenced objects.
+import type { Deployment, DeploymentSpec } from "kubernetes-types/apps/v1.js";
 import type {
   Affinity,
   Container,
@@ -26,6 +28,7 @@ import {
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { defined } from "../config/json.js";
+import { childMetadata, type Child } from "./child.js";
 import { canonicalQuantities } from "./quantity.js";
 import {
   CONFIG_HASH_ANNOTATION,
@@ -39,7 +42,7 @@ import {
 } from "./labels.js";
 
 /** A fixed non-root identity; the data volume is group-writable through fsGroup. */
-export const RUN_AS_USER = 1001;
+const RUN_AS_USER = 1001;
 
 export const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
 
@@ -116,7 +119,7 @@ function probe(input: DeploymentInput, overrides: Partial<Probe>): Probe {
   };
 }
 
-export const podSecurityContext: PodSecurityContext = {
+const podSecurityContext: PodSecurityContext = {
   runAsNonRoot: true,
   runAsUser: RUN_AS_USER,
   runAsGroup: RUN_AS_USER,
@@ -124,13 +127,14 @@ export const podSecurityContext: PodSecurityContext = {
   seccompProfile: { type: "RuntimeDefault" },
 };
 
-export const containerSecurityContext: SecurityContext = {
+const containerSecurityContext: SecurityContext = {
   allowPrivilegeEscalation: false,
   capabilities: { drop: ["ALL"] },
   runAsNonRoot: true,
 };
 
-export function buildDeployment(input: DeploymentInput): Deployment {
+/** The config, data, OGX /tmp and TLS volumes, with the container's mounts of them. */
+function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: VolumeMount[] } {
   const volumes: Volume[] = [
     {
       name: VOLUME_NAMES.config,
@@ -155,65 +159,88 @@ export function buildDeployment(input: DeploymentInput): Deployment {
     volumes.push({ name: VOLUME_NAMES.tls, secret: { secretName: input.tls.secretName } });
     mounts.push({ name: VOLUME_NAMES.tls, mountPath: TLS_MOUNT_DIR, readOnly: true });
   }
-  const container = defined<Container>({
+  return { volumes, mounts };
+}
+
+/** Requests and limits in the form the API server stores them. */
+function resourcesOf(
+  resources: ResourceRequirements | undefined,
+): ResourceRequirements | undefined {
+  if (resources === undefined) return undefined;
+  return defined<ResourceRequirements>({
+    ...resources,
+    requests: canonicalQuantities(resources.requests),
+    limits: canonicalQuantities(resources.limits),
+  });
+}
+
+function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]): Container {
+  return defined<Container>({
     name: CONTAINER_NAME,
     image: input.image,
     command: input.command,
     args: input.args,
     ports: [{ name: PORT_NAME, containerPort: input.port, protocol: "TCP" }],
     env: env(input),
-    resources:
-      input.resources === undefined
-        ? undefined
-        : defined<ResourceRequirements>({
-            ...input.resources,
-            requests: canonicalQuantities(input.resources.requests),
-            limits: canonicalQuantities(input.resources.limits),
-          }),
+    resources: resourcesOf(input.resources),
     volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
     startupProbe: probe(input, { periodSeconds: 5, failureThreshold: 60, timeoutSeconds: 5 }),
     readinessProbe: probe(input, { periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 }),
     livenessProbe: probe(input, { periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 }),
     securityContext: containerSecurityContext,
   });
-  const annotations: Record<string, string> = {
+}
+
+/** The user's pod annotations, then the hashes whose change rolls the pods. */
+function podAnnotations(input: DeploymentInput): Record<string, string> {
+  return {
     ...(input.podAnnotations ?? {}),
     [INPUTS_HASH_ANNOTATION]: input.inputsHash,
+    ...(input.configHash === undefined ? {} : { [CONFIG_HASH_ANNOTATION]: input.configHash }),
   };
-  if (input.configHash !== undefined) annotations[CONFIG_HASH_ANNOTATION] = input.configHash;
+}
+
+function buildPodSpec(input: DeploymentInput): PodSpec {
+  const { volumes, mounts } = ourVolumes(input);
+  return defined<PodSpec>({
+    serviceAccountName: input.serviceAccountName,
+    automountServiceAccountToken: input.generatedServiceAccount ? false : undefined,
+    containers: [buildContainer(input, mounts)],
+    volumes: [...volumes, ...(input.volumes ?? [])],
+    securityContext: podSecurityContext,
+    imagePullSecrets: input.imagePullSecrets,
+    nodeSelector: input.nodeSelector,
+    tolerations: input.tolerations,
+    affinity: input.affinity,
+    // A constraint without labelSelector selects this server's pods.
+    topologySpreadConstraints: input.topologySpreadConstraints?.map((c) =>
+      c.labelSelector === undefined
+        ? { ...c, labelSelector: { matchLabels: selectorFor(input.llsd) } }
+        : c,
+    ),
+  });
+}
+
+export function buildDeployment(input: DeploymentInput): Child<Deployment> {
+  const owner = { llsd: input.llsd, namespace: input.namespace };
+  const metadata = childMetadata(owner, childNames.deployment(input.llsd));
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: {
-      name: childNames.deployment(input.llsd),
-      namespace: input.namespace,
-      labels:
-        input.release === undefined
-          ? labelsFor(input.llsd)
-          : { ...labelsFor(input.llsd), [RELEASE_LABEL]: input.release },
-    },
-    spec: defined<NonNullable<Deployment["spec"]>>({
+    metadata:
+      input.release === undefined
+        ? metadata
+        : { ...metadata, labels: { ...labelsFor(input.llsd), [RELEASE_LABEL]: input.release } },
+    spec: defined<DeploymentSpec>({
       replicas: input.replicas,
       selector: { matchLabels: selectorFor(input.llsd) },
       strategy: input.recreate ? { type: "Recreate" } : { type: "RollingUpdate" },
       template: {
-        metadata: { labels: { ...(input.podLabels ?? {}), ...labelsFor(input.llsd) }, annotations },
-        spec: defined<PodSpec>({
-          serviceAccountName: input.serviceAccountName,
-          automountServiceAccountToken: input.generatedServiceAccount ? false : undefined,
-          containers: [container],
-          volumes: [...volumes, ...(input.volumes ?? [])],
-          securityContext: podSecurityContext,
-          imagePullSecrets: input.imagePullSecrets,
-          nodeSelector: input.nodeSelector,
-          tolerations: input.tolerations,
-          affinity: input.affinity,
-          topologySpreadConstraints: input.topologySpreadConstraints?.map((c) =>
-            c.labelSelector === undefined
-              ? { ...c, labelSelector: { matchLabels: selectorFor(input.llsd) } }
-              : c,
-          ),
-        }),
+        metadata: {
+          labels: { ...(input.podLabels ?? {}), ...labelsFor(input.llsd) },
+          annotations: podAnnotations(input),
+        },
+        spec: buildPodSpec(input),
       },
     }),
   };

@@ -20,20 +20,17 @@
 //      the record can already edit the live child.
 //   3. Without a trustworthy annotation, a claim or a content-hashed ConfigMap
 //      is rebuilt from the live object (identity from the observed child,
-//      contents the pods already use); any other child cannot be kept.
+//      contents the pods already use) by its builder's module: claimFromLive
+//      (pvc.ts), configMapFromLive (configmap.ts). Any other child cannot be kept.
 //   4. A child that cannot be kept makes the whole answer a 409 naming it:
 //      never a shorter list, since a dropped child is a deleted child.
-import type {
-  ConfigMap,
-  PersistentVolumeClaim,
-  PersistentVolumeClaimSpec,
-} from "kubernetes-types/core/v1.js";
-import { z } from "zod";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
-import { defined, isObject } from "../config/json.js";
+import { isObject, own, type JsonObject } from "../config/json.js";
 import { measure } from "../api/bounds.js";
-import { childNames, CONTROLLER_UID_LABEL, labelsFor } from "./labels.js";
+import { configMapFromLive } from "./configmap.js";
+import { childNames, CONTROLLER_UID_LABEL } from "./labels.js";
 import { applyManagers, DEFAULT_FIELD_MANAGER, projectApplied } from "./managed-fields.js";
+import { claimFromLive } from "./pvc.js";
 import { CHILD_TYPES } from "./types.js";
 
 /** Deeper than any child the hook builds (a Deployment's affinity is about 16). */
@@ -60,66 +57,52 @@ export type Applied = { ok: true; object: KubeObject } | Untrusted;
 
 const CONFIG_MAP_NAME = /^[0-9a-f]{10}$/;
 
+/** The one name a child of each other kind has. */
+const NAME_OF: ReadonlyMap<string, (llsd: string) => string> = new Map([
+  ["Deployment", childNames.deployment],
+  ["Service", childNames.service],
+  ["ServiceAccount", childNames.serviceAccount],
+  ["PersistentVolumeClaim", childNames.pvc],
+  ["Ingress", childNames.ingress],
+  ["NetworkPolicy", childNames.networkPolicy],
+  ["HorizontalPodAutoscaler", childNames.hpa],
+  ["PodDisruptionBudget", childNames.pdb],
+]);
+
 /** Whether `name` is a name this parent's children of `kind` may have. */
 export function isOwnedName(kind: string, name: string, llsd: string): boolean {
-  switch (kind) {
-    case "ConfigMap": {
-      const prefix = childNames.configMapPrefix(llsd);
-      return name.startsWith(prefix) && CONFIG_MAP_NAME.test(name.slice(prefix.length));
-    }
-    case "Deployment":
-      return name === childNames.deployment(llsd);
-    case "Service":
-      return name === childNames.service(llsd);
-    case "ServiceAccount":
-      return name === childNames.serviceAccount(llsd);
-    case "PersistentVolumeClaim":
-      return name === childNames.pvc(llsd);
-    case "Ingress":
-      return name === childNames.ingress(llsd);
-    case "NetworkPolicy":
-      return name === childNames.networkPolicy(llsd);
-    case "HorizontalPodAutoscaler":
-      return name === childNames.hpa(llsd);
-    case "PodDisruptionBudget":
-      return name === childNames.pdb(llsd);
-    default:
-      return false;
+  if (kind === "ConfigMap") {
+    const prefix = childNames.configMapPrefix(llsd);
+    return name.startsWith(prefix) && CONFIG_MAP_NAME.test(name.slice(prefix.length));
   }
+  return NAME_OF.get(kind)?.(llsd) === name;
 }
 
 function declaredApiVersion(kind: string): string | undefined {
   return CHILD_TYPES.find((t) => t.kind === kind)?.apiVersion;
 }
 
+const foreign = (why: string): Untrusted => ({ ok: false, kind: "foreign", why });
+
 /** Rule 1: the observed object is one of this parent's children. */
 function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
   const declared = declaredApiVersion(observed.kind);
   if (declared === undefined || declared !== observed.apiVersion)
-    return {
-      ok: false,
-      kind: "foreign",
-      why: `is not a child type llsd-hook manages (${observed.kind} of another apiVersion, or another kind)`,
-    };
+    return foreign(
+      `is not a child type llsd-hook manages (${observed.kind} of another apiVersion, or another kind)`,
+    );
   if ((observed.metadata.namespace ?? parent.namespace) !== parent.namespace)
-    return {
-      ok: false,
-      kind: "foreign",
-      why: `is not in the LlamaStackDistribution's namespace ${parent.namespace}`,
-    };
+    return foreign(`is not in the LlamaStackDistribution's namespace ${parent.namespace}`);
   if (!isOwnedName(observed.kind, observed.metadata.name, parent.name))
-    return {
-      ok: false,
-      kind: "foreign",
-      why: `is not named like a child of LlamaStackDistribution ${parent.name}`,
-    };
+    return foreign(`is not named like a child of LlamaStackDistribution ${parent.name}`);
   return undefined;
 }
 
 /** What Metacontroller adds to a returned object, removed again. */
 function withoutControllerUid(obj: KubeObject): KubeObject {
   const labels = obj.metadata.labels;
-  if (labels === undefined || !Object.hasOwn(labels, CONTROLLER_UID_LABEL)) return obj;
+  // A kept record's labels are whatever was written there: check before reading.
+  if (!isObject(labels) || !Object.hasOwn(labels, CONTROLLER_UID_LABEL)) return obj;
   const rest = Object.fromEntries(
     Object.entries(labels).filter(([k]) => k !== CONTROLLER_UID_LABEL),
   );
@@ -131,114 +114,67 @@ function withoutControllerUid(obj: KubeObject): KubeObject {
   };
 }
 
-/** Rule 2: the annotation, if it describes exactly this object. */
-function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
-  const annotations = observed.metadata.annotations;
-  const text =
-    annotations !== undefined && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)
-      ? annotations[LAST_APPLIED_ANNOTATION]
-      : undefined;
-  if (text === undefined)
-    return { ok: false, kind: "unreadable", why: `has no ${LAST_APPLIED_ANNOTATION} annotation` };
+const unreadable = (why: string): Untrusted => ({ ok: false, kind: "unreadable", why });
+const annotationThat = (what: string) => `has a ${LAST_APPLIED_ANNOTATION} annotation ${what}`;
+
+/** The annotation's text parsed, if it is a JSON object no deeper than anything we write. */
+function parseRecord(
+  text: string,
+): { ok: true; value: JsonObject; metadata: JsonObject } | Untrusted {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return {
-      ok: false,
-      kind: "unreadable",
-      why: `has a ${LAST_APPLIED_ANNOTATION} annotation that is not JSON`,
-    };
+    return unreadable(annotationThat("that is not JSON"));
   }
   const shape = measure(value, { maxDepth: MAX_KEPT_DEPTH, maxEntries: Infinity });
   if (shape.problem !== undefined)
-    return {
-      ok: false,
-      kind: "unreadable",
-      why:
-        shape.problem.kind === "key"
-          ? `has a ${LAST_APPLIED_ANNOTATION} annotation with a __proto__ key, which llsd-hook never writes`
-          : `has a ${LAST_APPLIED_ANNOTATION} annotation nested deeper than anything llsd-hook writes`,
-    };
-  if (!isObject(value) || !isObject(value["metadata"]))
-    return {
-      ok: false,
-      kind: "unreadable",
-      why: `has a ${LAST_APPLIED_ANNOTATION} annotation that is not a Kubernetes object`,
-    };
-  const metadata = value["metadata"];
+    return unreadable(
+      shape.problem.kind === "key"
+        ? annotationThat("with a __proto__ key, which llsd-hook never writes")
+        : annotationThat("nested deeper than anything llsd-hook writes"),
+    );
+  const metadata = isObject(value) ? value["metadata"] : undefined;
+  if (!isObject(value) || !isObject(metadata))
+    return unreadable(annotationThat("that is not a Kubernetes object"));
+  return { ok: true, value, metadata };
+}
+
+/** Rule 2: the annotation, if it describes exactly this object. */
+function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
+  const text = own(observed.metadata.annotations, LAST_APPLIED_ANNOTATION);
+  if (text === undefined) return unreadable(`has no ${LAST_APPLIED_ANNOTATION} annotation`);
+  const parsed = parseRecord(text);
+  if (!parsed.ok) return parsed;
+  const { value, metadata } = parsed;
   const same =
     value["apiVersion"] === observed.apiVersion &&
     value["kind"] === observed.kind &&
     metadata["name"] === observed.metadata.name &&
     metadata["namespace"] === parent.namespace;
+  // What it describes instead is not repeated: it is whatever someone wrote there.
   if (!same)
-    return {
-      ok: false,
-      kind: "unreadable",
-      // What it describes instead is not repeated: it is whatever someone wrote there.
-      why: `has a ${LAST_APPLIED_ANNOTATION} annotation describing another object (not this kind, namespace and name)`,
-    };
-  return { ok: true, object: withoutControllerUid(value as unknown as KubeObject) };
-}
-
-const Strings = z.record(z.string(), z.string());
-/** The fields of a live claim that are kept: the ones a claim is created with. */
-const LiveClaim = z.object({
-  spec: z.object({
-    accessModes: z.array(z.string()).max(8).optional(),
-    resources: z.object({ requests: Strings.optional(), limits: Strings.optional() }).optional(),
-    storageClassName: z.string().optional(),
-    volumeMode: z.string().optional(),
-  }),
-});
-/** Only an immutable ConfigMap is sure to hold what the pods were started with. */
-const LiveConfigMap = z.object({
-  immutable: z.literal(true),
-  data: Strings.optional(),
-  binaryData: Strings.optional(),
-});
-
-function claimSpec(spec: z.infer<typeof LiveClaim>["spec"]): PersistentVolumeClaimSpec {
-  const { resources, ...rest } = spec;
-  return defined<PersistentVolumeClaimSpec>({
-    ...rest,
-    resources: resources === undefined ? undefined : defined(resources),
-  });
+    return unreadable(
+      annotationThat("describing another object (not this kind, namespace and name)"),
+    );
+  // The record itself, its identity (just compared equal) typed from the observed child.
+  const applied: KubeObject = {
+    ...value,
+    apiVersion: observed.apiVersion,
+    kind: observed.kind,
+    metadata: { ...metadata, name: observed.metadata.name, namespace: parent.namespace },
+  };
+  return { ok: true, object: withoutControllerUid(applied) };
 }
 
 /** Rule 3: a claim or a content-hashed ConfigMap, rebuilt from what runs. */
 function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefined {
-  const metadata = {
-    name: observed.metadata.name,
-    namespace: parent.namespace,
-    labels: labelsFor(parent.name),
-  };
   // Shallow shapes, checked before zod walks them; a __proto__ key is never ours.
   if (measure(observed, { maxDepth: 8, maxEntries: Infinity }).problem !== undefined)
     return undefined;
-  if (observed.kind === "PersistentVolumeClaim") {
-    const live = LiveClaim.safeParse(observed);
-    if (!live.success) return undefined;
-    const claim: PersistentVolumeClaim = {
-      apiVersion: "v1",
-      kind: "PersistentVolumeClaim",
-      metadata,
-      spec: claimSpec(live.data.spec),
-    };
-    return claim as KubeObject;
-  }
-  if (observed.kind === "ConfigMap") {
-    const live = LiveConfigMap.safeParse(observed);
-    if (!live.success) return undefined;
-    const configMap: ConfigMap = {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata,
-      ...defined<Pick<ConfigMap, "data" | "binaryData" | "immutable">>(live.data),
-    };
-    return configMap as KubeObject;
-  }
+  const owner = { llsd: parent.name, namespace: parent.namespace };
+  if (observed.kind === "PersistentVolumeClaim") return claimFromLive(observed, owner);
+  if (observed.kind === "ConfigMap") return configMapFromLive(observed, owner);
   return undefined;
 }
 
@@ -263,9 +199,7 @@ function fromRecord(observed: KubeObject, parent: ParentRef): Applied {
     const projected = projectApplied(observed, manager);
     if (projected !== undefined) return { ok: true, object: projected };
   }
-  const annotations = observed.metadata.annotations;
-  if (annotations !== undefined && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION))
-    return annotated;
+  if (own(observed.metadata.annotations, LAST_APPLIED_ANNOTATION) !== undefined) return annotated;
   const managers = applyManagers(observed);
   return {
     ok: false,

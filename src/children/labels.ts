@@ -1,10 +1,10 @@
 // Labels and names shared by every child. Names follow the upstream operator
 // so a migration keeps them.
 
-export const NAME_LABEL = "app.kubernetes.io/name";
-export const INSTANCE_LABEL = "app.kubernetes.io/instance";
-export const PART_OF_LABEL = "app.kubernetes.io/part-of";
-export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+const NAME_LABEL = "app.kubernetes.io/name";
+const INSTANCE_LABEL = "app.kubernetes.io/instance";
+const PART_OF_LABEL = "app.kubernetes.io/part-of";
+const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 /** The label Metacontroller puts on every child (generateSelector); never ours to set. */
 export const CONTROLLER_UID_LABEL = "controller-uid";
 
@@ -15,7 +15,6 @@ export const INPUTS_HASH_ANNOTATION = "llamastack.io/inputs-hash";
 
 export const CONTAINER_NAME = "llama-stack";
 export const PORT_NAME = "http";
-export const DEFAULT_PORT = 8321;
 
 export function labelsFor(instance: string): Record<string, string> {
   return {

@@ -8,7 +8,7 @@
 // the API server stores them (quantities canonical). Anyone with update
 // rights can rewrite managedFields, but a projection takes every value from
 // the live object, so it can never change the child's kind, namespace or name.
-import type { KubeObject } from "../api/hook.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
 import { isObject } from "../config/json.js";
 import { CONTROLLER_UID_LABEL } from "./labels.js";
 
@@ -24,7 +24,7 @@ interface ManagedFieldsEntry {
 }
 
 function entriesOf(obj: KubeObject): ManagedFieldsEntry[] {
-  const entries = (obj.metadata as { managedFields?: unknown }).managedFields;
+  const entries = obj.metadata["managedFields"];
   return Array.isArray(entries) ? entries.filter(isObject) : [];
 }
 
@@ -103,12 +103,21 @@ function project(live: unknown, set: unknown): unknown {
 /** Labels and annotations Metacontroller adds or removes itself, never ours. */
 const NOT_OURS = {
   labels: [CONTROLLER_UID_LABEL],
-  annotations: ["metacontroller.k8s.io/last-applied-configuration"],
+  annotations: [LAST_APPLIED_ANNOTATION],
 };
 
-function withoutKeys(value: unknown, keys: readonly string[]): Record<string, unknown> | undefined {
+/**
+ * A projected label or annotation map without `keys`. Its values come from the
+ * live object, whose labels and annotations are strings (hook.ts parses them).
+ */
+function withoutKeys(value: unknown, keys: readonly string[]): Record<string, string> | undefined {
   if (!isObject(value)) return undefined;
-  const rest = Object.fromEntries(Object.entries(value).filter(([k]) => !keys.includes(k)));
+  const rest = Object.fromEntries(
+    Object.entries(value).filter(
+      (entry): entry is [string, string] =>
+        !keys.includes(entry[0]) && typeof entry[1] === "string",
+    ),
+  );
   return Object.keys(rest).length === 0 ? undefined : rest;
 }
 
@@ -142,8 +151,8 @@ export function projectApplied(observed: KubeObject, fieldManager: string): Kube
       ...(observed.metadata.namespace === undefined
         ? {}
         : { namespace: observed.metadata.namespace }),
-      ...(labels === undefined ? {} : { labels: labels as Record<string, string> }),
-      ...(annotations === undefined ? {} : { annotations: annotations as Record<string, string> }),
+      ...(labels === undefined ? {} : { labels }),
+      ...(annotations === undefined ? {} : { annotations }),
     },
     ...rest,
   };

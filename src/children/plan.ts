@@ -1,40 +1,26 @@
-// All the children of a valid spec (SPEC §5), and the checks only the
-// combination of spec and observed children can make (reserved names, a PVC's
-// immutable fields).
+// All the children of a valid spec (README "Children and rollouts"), and the
+// checks only the combination of spec, release and observed children can make:
+// reserved names in the overrides, a claim's immutable fields, the size budget.
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../api/hook.js";
 import type { Spec } from "../api/schema.js";
 import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "../api/workload.js";
 import type { GeneratedConfig } from "../config/generate.js";
-import {
-  CONFIG_MOUNT_DIR,
-  TLS_MOUNT_DIR,
-  isOgx,
-  isReservedEnvName,
-  OGX_TMP,
-} from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { checkSizes } from "./budget.js";
+import type { Child, Owner } from "./child.js";
 import { buildConfigMap } from "./configmap.js";
-import { buildDeployment, VOLUME_NAMES } from "./deployment.js";
-import {
-  childNames,
-  CONFIG_HASH_ANNOTATION,
-  CONTROLLER_UID_LABEL,
-  INPUTS_HASH_ANNOTATION,
-  labelsFor,
-} from "./labels.js";
+import { buildDeployment, type DeploymentInput } from "./deployment.js";
+import { buildHpa } from "./hpa.js";
+import { buildIngress } from "./ingress.js";
+import { childNames } from "./labels.js";
+import { buildNetworkPolicy } from "./network-policy.js";
+import { checkOverrides } from "./overrides.js";
+import { allowedDisruptions, buildPdb } from "./pdb.js";
+import { buildPvc, checkPvcChange } from "./pvc.js";
+import { buildServiceAccount } from "./service-account.js";
 import { buildService } from "./service.js";
-import {
-  allowedDisruptions,
-  buildHpa,
-  buildIngress,
-  buildNetworkPolicy,
-  buildPdb,
-  buildPvc,
-  buildServiceAccount,
-} from "./workload-children.js";
 
 export interface PlanInput {
   llsd: string;
@@ -48,153 +34,53 @@ export interface PlanInput {
 }
 
 export type Plan =
-  | { ok: true; children: KubeObject[]; desiredDeployment: Deployment; warnings: Problem[] }
+  | { ok: true; children: KubeObject[]; desiredDeployment: Child<Deployment>; warnings: Problem[] }
   | { ok: false; problems: Problem[] };
 
-const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), CONTROLLER_UID_LABEL]);
-
-function checkOverrides(spec: Spec, dataDir: string, release: string | undefined): Problem[] {
-  const ogx = release !== undefined && isOgx(release);
-  const o = spec.workload?.overrides;
-  if (o === undefined) return [];
-  const at = "spec.workload.overrides";
-  const problems: Problem[] = [];
-  const envNames = new Set<string>();
-  (o.env ?? []).forEach((e, i) => {
-    if (isReservedEnvName(e.name))
-      problems.push(problem(Reason.InvalidSpec, `${at}.env[${i}].name`, msg.reservedEnv(e.name)));
-    else if (envNames.has(e.name))
-      problems.push(problem(Reason.InvalidSpec, `${at}.env[${i}].name`, msg.duplicateEnv(e.name)));
-    envNames.add(e.name);
-  });
-  // The API server refuses a pod whose volume names or mount paths repeat.
-  const reservedVolumes = new Set<string>([
-    ...Object.values(VOLUME_NAMES),
-    ...(ogx ? [OGX_TMP.volume] : []),
-  ]);
-  const volumeNames = new Set<string>();
-  (o.volumes ?? []).forEach((v, i) => {
-    const path = `${at}.volumes[${i}].name`;
-    if (reservedVolumes.has(v.name))
-      problems.push(problem(Reason.InvalidSpec, path, msg.reservedVolume(v.name)));
-    else if (volumeNames.has(v.name))
-      problems.push(problem(Reason.InvalidSpec, path, msg.duplicateVolume(v.name)));
-    volumeNames.add(v.name);
-  });
-  const reservedPaths = new Set([
-    CONFIG_MOUNT_DIR,
-    TLS_MOUNT_DIR,
-    dataDir,
-    ...(ogx ? [OGX_TMP.mountPath] : []),
-  ]);
-  const mountPaths = new Set<string>();
-  (o.volumeMounts ?? []).forEach((m, i) => {
-    const path = `${at}.volumeMounts[${i}].mountPath`;
-    const normalized = m.mountPath.replace(/\/+$/, "");
-    if (reservedPaths.has(normalized))
-      problems.push(problem(Reason.InvalidSpec, path, msg.reservedMountPath(m.mountPath)));
-    else if (mountPaths.has(normalized))
-      problems.push(problem(Reason.InvalidSpec, path, msg.duplicateMountPath(m.mountPath)));
-    mountPaths.add(normalized);
-  });
-  for (const key of Object.keys(o.podLabels ?? {}).sort()) {
-    if (RESERVED_LABELS.has(key))
-      problems.push(problem(Reason.InvalidSpec, `${at}.podLabels`, msg.reservedLabel(key)));
-  }
-  for (const key of Object.keys(o.podAnnotations ?? {}).sort()) {
-    if (
-      key === CONFIG_HASH_ANNOTATION ||
-      key === INPUTS_HASH_ANNOTATION ||
-      key.startsWith("llamastack.io/")
-    ) {
-      problems.push(
-        problem(Reason.InvalidSpec, `${at}.podAnnotations`, msg.reservedAnnotation(key)),
-      );
-    }
-  }
-  return problems;
+/** What several children agree on, worked out once from the spec. */
+interface Layout {
+  owner: Owner;
+  port: number;
+  /** The data volume's mount path, without a trailing slash. */
+  dataDir: string;
+  tls: DeploymentInput["tls"];
 }
 
-/** A PVC's access modes and class cannot change once created. */
-function checkPvc(desired: KubeObject, observed: KubeObject | undefined): Problem[] {
-  if (observed === undefined) return [];
-  const have = observed as unknown as {
-    spec?: { accessModes?: string[]; storageClassName?: string };
+/** Children, with what they add to the answer's problems and warnings. */
+interface Part {
+  children: KubeObject[];
+  problems: Problem[];
+  warnings: Problem[];
+}
+
+function layoutOf(input: PlanInput): Layout {
+  const { networking, workload } = input.spec;
+  const tls = networking?.tls;
+  return {
+    owner: { llsd: input.llsd, namespace: input.namespace },
+    port: networking?.port ?? DEFAULT_PORT,
+    dataDir: (workload?.storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, ""),
+    tls:
+      tls?.enabled === true && tls.secretName !== undefined
+        ? {
+            secretName: tls.secretName,
+            requireClientCertificate: tls.requireClientCertificate === true,
+          }
+        : undefined,
   };
-  const want = desired as unknown as { spec: { accessModes: string[]; storageClassName?: string } };
-  const problems: Problem[] = [];
-  if (JSON.stringify(have.spec?.accessModes ?? []) !== JSON.stringify(want.spec.accessModes)) {
-    problems.push(
-      problem(
-        Reason.InvalidSpec,
-        "spec.workload.storage.accessMode",
-        msg.pvcImmutable(
-          "accessMode",
-          (have.spec?.accessModes ?? []).join(","),
-          observed.metadata.name,
-        ),
-      ),
-    );
-  }
-  if (
-    want.spec.storageClassName !== undefined &&
-    have.spec?.storageClassName !== want.spec.storageClassName
-  ) {
-    problems.push(
-      problem(
-        Reason.InvalidSpec,
-        "spec.workload.storage.storageClassName",
-        msg.pvcImmutable(
-          "storageClassName",
-          have.spec?.storageClassName ?? "(default)",
-          observed.metadata.name,
-        ),
-      ),
-    );
-  }
-  return problems;
 }
 
-export function planChildren(input: PlanInput): Plan {
-  const { llsd, namespace, spec, generated } = input;
-  const base = { llsd, namespace };
-  const port = spec.networking?.port ?? DEFAULT_PORT;
+/** The spec's workload, mapped onto the Deployment's input. */
+function deploymentInputOf(input: PlanInput, layout: Layout): DeploymentInput {
+  const { spec, generated, llsd } = input;
   const workload = spec.workload;
   const storage = workload?.storage;
-  const dataDir = (storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, "");
-  const tls =
-    spec.networking?.tls?.enabled === true && spec.networking.tls.secretName !== undefined
-      ? {
-          secretName: spec.networking.tls.secretName,
-          requireClientCertificate: spec.networking.tls.requireClientCertificate === true,
-        }
-      : undefined;
-  const problems = checkOverrides(spec, dataDir, input.release);
-  const warnings: Problem[] = [];
-  const children: KubeObject[] = [];
-  const observedPvc = input.observedChildren.find(
-    (c) => c.kind === "PersistentVolumeClaim" && c.metadata.name === childNames.pvc(llsd),
-  );
-
-  if (generated !== undefined) {
-    children.push(
-      buildConfigMap({
-        llsd,
-        namespace,
-        configYaml: generated.configYaml,
-        configHash: generated.configHash,
-      }) as KubeObject,
-    );
-  }
   const overrides = workload?.overrides;
-  const serviceAccountName = overrides?.serviceAccountName ?? childNames.serviceAccount(llsd);
-  const autoscaling = workload?.autoscaling;
-  const desiredDeployment = buildDeployment({
-    llsd,
-    namespace,
+  return {
+    ...layout.owner,
     image: input.image,
     release: input.release,
-    port,
+    port: layout.port,
     configMapName:
       generated !== undefined
         ? childNames.configMap(llsd, generated.configHash)
@@ -202,12 +88,12 @@ export function planChildren(input: PlanInput): Plan {
     configHash: generated?.configHash,
     inputsHash: input.inputsHash,
     secretEnv: generated?.secretEnv ?? [],
-    replicas: autoscaling === undefined ? (workload?.replicas ?? 1) : undefined,
-    dataDir,
+    replicas: workload?.autoscaling === undefined ? (workload?.replicas ?? 1) : undefined,
+    dataDir: layout.dataDir,
     pvcName: storage === undefined ? undefined : childNames.pvc(llsd),
     recreate: storage !== undefined && storage.accessMode !== "ReadWriteMany",
-    tls,
-    serviceAccountName,
+    tls: layout.tls,
+    serviceAccountName: overrides?.serviceAccountName ?? childNames.serviceAccount(llsd),
     generatedServiceAccount: overrides?.serviceAccountName === undefined,
     resources: workload?.resources,
     topologySpreadConstraints: workload?.topologySpreadConstraints,
@@ -222,75 +108,135 @@ export function planChildren(input: PlanInput): Plan {
     affinity: overrides?.affinity,
     podLabels: overrides?.podLabels,
     podAnnotations: overrides?.podAnnotations,
-  });
-  children.push(
-    desiredDeployment as KubeObject,
-    buildService({ llsd, namespace, port }) as KubeObject,
-  );
-  if (overrides?.serviceAccountName === undefined)
-    children.push(buildServiceAccount(base) as KubeObject);
+  };
+}
 
+/** The Ingress of networking.expose and the NetworkPolicy of networking.allowedFrom. */
+function networkChildren(spec: Spec, layout: Layout): KubeObject[] {
   const expose = spec.networking?.expose;
+  const allowedFrom = spec.networking?.allowedFrom;
+  const children: KubeObject[] = [];
   if (expose !== undefined && expose.enabled) {
     children.push(
       buildIngress({
-        ...base,
+        ...layout.owner,
         hostname: expose.hostname,
         ingressClassName: expose.ingressClassName,
         tlsSecretName: expose.tlsSecretName,
-        backendTls: tls !== undefined,
-      }) as KubeObject,
+        backendTls: layout.tls !== undefined,
+      }),
     );
   }
-  const allowedFrom = spec.networking?.allowedFrom;
   if (allowedFrom !== undefined) {
     children.push(
       buildNetworkPolicy({
-        ...base,
-        port,
+        ...layout.owner,
+        port: layout.port,
         namespaces: allowedFrom.namespaces ?? [],
         labels: allowedFrom.labels ?? [],
-      }) as KubeObject,
+      }),
     );
   }
-  if (storage !== undefined) {
-    const pvc = buildPvc({
-      ...base,
-      size: storage.size,
-      accessMode: storage.accessMode,
-      storageClassName: storage.storageClassName,
-    }) as KubeObject;
-    problems.push(...checkPvc(pvc, observedPvc));
-    children.push(pvc);
-  } else if (observedPvc !== undefined) {
-    // Removing workload.storage unmounts the volume but never deletes the data:
-    // sync keeps the claim as it was applied (children/keep.ts).
-    warnings.push(
-      problem(Reason.VolumeKept, "spec.workload.storage", msg.pvcKept(observedPvc.metadata.name)),
-    );
+  return children;
+}
+
+/**
+ * The claim of workload.storage, refused if it would change one that exists.
+ * Removing workload.storage unmounts the volume but never deletes the data:
+ * sync keeps the claim as it was applied (children/keep.ts), with a warning.
+ */
+function storageChildren(input: PlanInput, owner: Owner): Part {
+  const storage = input.spec.workload?.storage;
+  const observed = input.observedChildren.find(
+    (c) => c.kind === "PersistentVolumeClaim" && c.metadata.name === childNames.pvc(owner.llsd),
+  );
+  const none: Part = { children: [], problems: [], warnings: [] };
+  if (storage === undefined) {
+    if (observed === undefined) return none;
+    const detail = msg.pvcKept(observed.metadata.name);
+    return { ...none, warnings: [problem(Reason.VolumeKept, "spec.workload.storage", detail)] };
   }
+  const pvc = buildPvc({
+    ...owner,
+    size: storage.size,
+    accessMode: storage.accessMode,
+    storageClassName: storage.storageClassName,
+  });
+  return { ...none, children: [pvc], problems: checkPvcChange(pvc, observed) };
+}
+
+/**
+ * The HPA of workload.autoscaling and the budget of workload.podDisruptionBudget;
+ * a budget that would allow no disruption is left out, since it would block
+ * every node drain.
+ */
+function scalingChildren(workload: Spec["workload"], owner: Owner): Part {
+  const autoscaling = workload?.autoscaling;
+  const budget = workload?.podDisruptionBudget;
+  const part: Part = { children: [], problems: [], warnings: [] };
   if (autoscaling !== undefined) {
-    children.push(
+    part.children.push(
       buildHpa({
-        ...base,
+        ...owner,
         minReplicas: autoscaling.minReplicas,
         maxReplicas: autoscaling.maxReplicas,
         cpu: autoscaling.targetCPUUtilizationPercentage,
         memory: autoscaling.targetMemoryUtilizationPercentage,
-      }) as KubeObject,
+      }),
     );
   }
-  const pdb = workload?.podDisruptionBudget;
-  if (pdb !== undefined) {
-    const replicas = autoscaling?.minReplicas ?? workload?.replicas ?? 1;
-    if (allowedDisruptions(replicas, pdb) >= 1)
-      children.push(buildPdb({ ...base, ...pdb }) as KubeObject);
-    else
-      warnings.push(
-        problem(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", msg.pdbSkipped(replicas)),
-      );
+  if (budget === undefined) return part;
+  const replicas = autoscaling?.minReplicas ?? workload?.replicas ?? 1;
+  if (allowedDisruptions(replicas, budget) >= 1)
+    part.children.push(buildPdb({ ...owner, ...budget }));
+  else {
+    const detail = msg.pdbSkipped(replicas);
+    part.warnings.push(problem(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", detail));
   }
-  problems.push(...checkSizes(children));
+  return part;
+}
+
+export function planChildren(input: PlanInput): Plan {
+  const { spec, generated } = input;
+  const layout = layoutOf(input);
+  const { owner } = layout;
+  const desiredDeployment = buildDeployment(deploymentInputOf(input, layout));
+  const storage = storageChildren(input, owner);
+  const scaling = scalingChildren(spec.workload, owner);
+  const configMaps =
+    generated === undefined
+      ? []
+      : [
+          buildConfigMap({
+            ...owner,
+            configYaml: generated.configYaml,
+            configHash: generated.configHash,
+          }),
+        ];
+  const children: KubeObject[] = [
+    ...configMaps,
+    desiredDeployment,
+    buildService({ ...owner, port: layout.port }),
+    ...(spec.workload?.overrides?.serviceAccountName === undefined
+      ? [buildServiceAccount(owner)]
+      : []),
+    ...networkChildren(spec, layout),
+    ...storage.children,
+    ...scaling.children,
+  ];
+  const problems = [
+    ...checkOverrides(spec.workload?.overrides, {
+      dataDir: layout.dataDir,
+      release: input.release,
+    }),
+    ...storage.problems,
+    ...checkSizes(children),
+  ];
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, children, desiredDeployment, warnings };
+  return {
+    ok: true,
+    children,
+    desiredDeployment,
+    warnings: [...storage.warnings, ...scaling.warnings],
+  };
 }

@@ -61,32 +61,38 @@ function formatDecimal(milli: bigint, exponentForm: boolean): string {
   return `${mantissa}${DECIMAL_SUFFIX.get(exp) ?? ""}`;
 }
 
+/**
+ * A binary-suffixed whole number of at least 1024 bytes, with the largest
+ * binary suffix that keeps it whole; undefined for anything else (written decimal).
+ */
+function formatBinary(exact: Exact, suffix: string): string | undefined {
+  if (suffix === "" || !BINARY.includes(suffix)) return undefined;
+  const isInteger = exact.scale <= 0 || exact.numerator % 10n ** BigInt(exact.scale) === 0n;
+  if (!isInteger) return undefined;
+  let bytes = exact.scale <= 0 ? exact.numerator : exact.numerator / 10n ** BigInt(exact.scale);
+  if (bytes < 1024n) return undefined;
+  let power = 0;
+  while (bytes % 1024n === 0n && power < BINARY.length - 1) {
+    bytes /= 1024n;
+    power += 1;
+  }
+  return `${bytes}${BINARY[power]}`;
+}
+
 export function canonicalQuantity(text: string): string {
   const m = QUANTITY.exec(text);
   if (m === null) return text;
   const [, sign = "", digits = "", suffix = ""] = m;
   const exact = parseExact(digits, suffix);
   const negative = sign === "-" && exact.numerator !== 0n;
-  const out = (() => {
-    const isInteger = exact.scale <= 0 || exact.numerator % 10n ** BigInt(exact.scale) === 0n;
-    if (BINARY.includes(suffix) && suffix !== "" && isInteger) {
-      let bytes = exact.scale <= 0 ? exact.numerator : exact.numerator / 10n ** BigInt(exact.scale);
-      if (bytes >= 1024n) {
-        let power = 0;
-        while (bytes % 1024n === 0n && power < BINARY.length - 1) {
-          bytes /= 1024n;
-          power += 1;
-        }
-        return `${bytes}${BINARY[power]}`;
-      }
-    }
-    return formatDecimal(ceilMilli(exact), /^[eE]/.test(suffix));
-  })();
+  const out = formatBinary(exact, suffix) ?? formatDecimal(ceilMilli(exact), /^[eE]/.test(suffix));
   return negative ? `-${out}` : out;
 }
 
 /** Every value of a resource list (requests, limits) in stored form. */
-export function canonicalQuantities<T extends Record<string, string> | undefined>(list: T): T {
-  if (list === undefined) return list;
-  return Object.fromEntries(Object.entries(list).map(([k, v]) => [k, canonicalQuantity(v)])) as T;
+export function canonicalQuantities(
+  list: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
+  if (list === undefined) return undefined;
+  return Object.fromEntries(Object.entries(list).map(([k, v]) => [k, canonicalQuantity(v)]));
 }

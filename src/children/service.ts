@@ -1,15 +1,14 @@
+// The ClusterIP Service `<name>-service` in front of the server's port `http`
+// (README "Children and rollouts"), and the URL it gives the server.
 import type { Service } from "kubernetes-types/core/v1.js";
-import { PORT_NAME, childNames, labelsFor, selectorFor } from "./labels.js";
+import { childMetadata, type Child, type Owner } from "./child.js";
+import { PORT_NAME, childNames, selectorFor } from "./labels.js";
 
-export function buildService(input: { llsd: string; namespace: string; port: number }): Service {
+export function buildService(input: Owner & { port: number }): Child<Service> {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: {
-      name: childNames.service(input.llsd),
-      namespace: input.namespace,
-      labels: labelsFor(input.llsd),
-    },
+    metadata: childMetadata(input, childNames.service(input.llsd)),
     spec: {
       type: "ClusterIP",
       selector: selectorFor(input.llsd),
@@ -18,11 +17,7 @@ export function buildService(input: { llsd: string; namespace: string; port: num
   };
 }
 
-export function serviceUrl(input: {
-  llsd: string;
-  namespace: string;
-  port: number;
-  tls: boolean;
-}): string {
-  return `${input.tls ? "https" : "http"}://${childNames.service(input.llsd)}.${input.namespace}.svc.cluster.local:${input.port}`;
+export function serviceUrl(input: Owner & { port: number; tls: boolean }): string {
+  const scheme = input.tls ? "https" : "http";
+  return `${scheme}://${childNames.service(input.llsd)}.${input.namespace}.svc.cluster.local:${input.port}`;
 }

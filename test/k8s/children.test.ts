@@ -62,7 +62,7 @@ describe("the hook's children on a real kube-apiserver", function () {
         const obj = withLastApplied({
           ...child,
           metadata: { ...child.metadata, namespace: NS },
-        } as KubeObject);
+        });
         const res = await cluster().kube.apply(child.apiVersion, resourceOf(child), obj, {
           fieldManager: "metacontroller",
           force: true,
@@ -86,7 +86,7 @@ describe("the hook's children on a real kube-apiserver", function () {
           namespace: NS,
           configYaml: `# ${"x".repeat(kib * 1024)}\n`,
           configHash: "0123456789abcdef",
-        }) as KubeObject,
+        }),
       );
     const dryRun = (obj: KubeObject) =>
       cluster().kube.apply("v1", "configmaps", obj, {
@@ -141,8 +141,8 @@ describe("the hook's children on a real kube-apiserver", function () {
       const stored = (await kube.replaceStatus(API_VERSION, "llamastackdistributions", {
         ...parent,
         status,
-      } as KubeObject)) as unknown as { status: unknown };
-      if (stableStringify(stored.status as never) !== stableStringify(status as never))
+      })) as unknown as { status: unknown };
+      if (stableStringify(stored.status) !== stableStringify(status))
         lost.push(
           `${c.name}: sent ${JSON.stringify(status)}\n  stored ${JSON.stringify(stored.status)}`,
         );

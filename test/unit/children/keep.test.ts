@@ -1,10 +1,9 @@
-// Table tests for the keep policy, the shape bounds and the size budget.
+// Table tests for the keep policy and the shape bounds.
 import { expect } from "chai";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../../src/api/hook.js";
 import { measure, SPEC_BOUNDS } from "../../../src/api/bounds.js";
-import { goJsonBytes, largestParts } from "../../../src/children/budget.js";
 import { isOwnedName, keepChild } from "../../../src/children/keep.js";
-import { applyManagers, projectApplied } from "../../../src/children/managed-fields.js";
+import { projectApplied } from "../../../src/children/managed-fields.js";
 
 const parent = { name: "llama", namespace: "default" };
 const NO_RECORD =
@@ -52,7 +51,7 @@ function child(
       labels: { "controller-uid": "uid-parent" },
       ...(text === null ? {} : { annotations: { [LAST_APPLIED_ANNOTATION]: text } }),
     },
-  } as KubeObject;
+  };
 }
 
 describe("keepChild", () => {
@@ -294,28 +293,6 @@ describe("measure (spec bounds)", () => {
   }
 });
 
-describe("goJsonBytes and largestParts", () => {
-  const rows: [value: unknown, bytes: number][] = [
-    ["a", 3],
-    ["<&>", 5 + 3 * 5], // Go escapes each as \u003c (six bytes)
-    ["é", 4], // UTF-8: two bytes
-    [{ a: [1, 2] }, 11],
-  ];
-  for (const [value, bytes] of rows)
-    it(`${JSON.stringify(value)} → ${bytes} bytes`, () =>
-      expect(goJsonBytes(value)).to.equal(bytes));
-
-  it("follows the entry that holds most of the bytes", () => {
-    const value = {
-      small: "x",
-      big: { models: Array.from({ length: 3 }, (_, i) => "y".repeat(1024 * (i + 1))) },
-    };
-    expect(largestParts(value)).to.equal(
-      "big.models (7 KiB in 3 entries; largest [2] 4 KiB, [1] 3 KiB, [0] 2 KiB)",
-    );
-  });
-});
-
 describe("projectApplied and keepChild under server-side apply", () => {
   // A Service as the API server stores it after Metacontroller's apply (manager
   // "metacontroller"), then a kubectl edit (an Update entry) and a status write.
@@ -510,20 +487,5 @@ describe("projectApplied and keepChild under server-side apply", () => {
       metadata: { name: "x", finalizers: ["b"] },
       data: { k: "v" },
     });
-  });
-});
-
-describe("applyManagers (named in a 409)", () => {
-  it("lists only names shaped like a field manager, at most five: managedFields are user-writable", () => {
-    const managers = ["kubectl", "x".repeat(65), "has space", "a", "b", "c", "d", "e"];
-    const obj = {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: {
-        name: "s",
-        managedFields: managers.map((manager) => ({ manager, operation: "Apply", fieldsV1: {} })),
-      },
-    } as unknown as KubeObject;
-    expect(applyManagers(obj)).to.deep.equal(["a", "b", "c", "d", "e"]);
   });
 });

@@ -1,0 +1,119 @@
+// Table tests for the size budget: bytes as Go writes them, where they are,
+// and which children (or the config's ConfigMap) would not fit.
+import { expect } from "chai";
+import type { KubeObject } from "../../../src/api/hook.js";
+import {
+  CHILD_BUDGET,
+  checkConfigSize,
+  checkSizes,
+  goJsonBytes,
+  largestParts,
+} from "../../../src/children/budget.js";
+
+describe("goJsonBytes and largestParts", () => {
+  const rows: [value: unknown, bytes: number][] = [
+    ["a", 3],
+    ["<&>", 5 + 3 * 5], // Go escapes each as \u003c (six bytes)
+    ["é", 4], // UTF-8: two bytes
+    [{ a: [1, 2] }, 11],
+  ];
+  for (const [value, bytes] of rows)
+    it(`${JSON.stringify(value)} → ${bytes} bytes`, () =>
+      expect(goJsonBytes(value)).to.equal(bytes));
+
+  it("follows the entry that holds most of the bytes", () => {
+    const value = {
+      small: "x",
+      big: { models: Array.from({ length: 3 }, (_, i) => "y".repeat(1024 * (i + 1))) },
+    };
+    expect(largestParts(value)).to.equal(
+      "big.models (7 KiB in 3 entries; largest [2] 4 KiB, [1] 3 KiB, [0] 2 KiB)",
+    );
+  });
+});
+
+describe("goJsonBytes, hostile values", () => {
+  const rows: [why: string, value: unknown, bytes: number][] = [
+    ["undefined writes nothing", undefined, 0],
+    ["null", null, 4],
+    ["an empty object", {}, 2],
+    ["U+2028 is escaped by Go as \\u2028", "\u2028", 2 + 6],
+    ["an astral character is four UTF-8 bytes", "😀", 2 + 4],
+  ];
+  for (const [why, value, bytes] of rows) it(why, () => expect(goJsonBytes(value)).to.equal(bytes));
+});
+
+describe("largestParts, hostile values", () => {
+  const rows: [why: string, value: unknown, text: string][] = [
+    ["a scalar", "x", "the whole object (1 KiB)"],
+    ["an empty object", {}, "the whole object (1 KiB)"],
+    [
+      "spread evenly: named at the top",
+      { a: "x".repeat(1500), b: "y".repeat(1500), c: "z".repeat(1500) },
+      "the whole object (5 KiB in 3 entries; largest a 2 KiB, b 2 KiB, c 2 KiB)",
+    ],
+    ["one deep entry holding everything", { a: { b: { c: "x".repeat(3000) } } }, "a.b.c (3 KiB)"],
+  ];
+  for (const [why, value, text] of rows) it(why, () => expect(largestParts(value)).to.equal(text));
+});
+
+function configMap(bytes: number): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "llama-config-0123456789" },
+    data: { "config.yaml": "x".repeat(bytes) },
+  };
+}
+
+describe("checkSizes", () => {
+  const overhead = goJsonBytes(configMap(0));
+  const rows: [why: string, children: KubeObject[], problems: number][] = [
+    ["no children", [], 0],
+    ["small children", [configMap(10), configMap(10)], 0],
+    ["exactly the budget", [configMap(CHILD_BUDGET - overhead)], 0],
+    ["one byte over", [configMap(CHILD_BUDGET - overhead + 1)], 1],
+    [
+      "each child over is reported",
+      [configMap(CHILD_BUDGET), configMap(10), configMap(CHILD_BUDGET)],
+      2,
+    ],
+    [
+      "Go's escapes count: 40k of < is 240 KiB",
+      [configMap(0), { ...configMap(0), data: { x: "<".repeat(40_000) } }],
+      1,
+    ],
+  ];
+  for (const [why, children, count] of rows)
+    it(why, () => expect(checkSizes(children)).to.have.length(count));
+
+  it("names the child, its size and where the bytes are", () => {
+    const [p] = checkSizes([configMap(CHILD_BUDGET)]);
+    expect(p?.reason).to.equal("ChildTooLarge");
+    expect(p?.path).to.equal("spec.workload");
+    expect(p?.detail).to.match(/^ConfigMap llama-config-0123456789 would take 233 KiB as JSON/);
+    expect(p?.detail).to.contain("largest parts: data.config.yaml (233 KiB)");
+  });
+});
+
+describe("checkConfigSize", () => {
+  const rows: [why: string, configYaml: string, fits: boolean][] = [
+    ["small", "version: 2\n", true],
+    ["empty", "", true],
+    [
+      "just under the budget with the ConfigMap's overhead",
+      "x".repeat(CHILD_BUDGET - 1024 - 2),
+      true,
+    ],
+    ["just over", "x".repeat(CHILD_BUDGET - 1024 - 1), false],
+  ];
+  for (const [why, configYaml, fits] of rows)
+    it(why, () => expect(checkConfigSize(configYaml, { models: [] }) === undefined).to.equal(fits));
+
+  it("points into the config, not the YAML text", () => {
+    const config = { registered_resources: { models: ["m".repeat(300_000)] } };
+    const p = checkConfigSize("x".repeat(300_000), config);
+    expect(p?.path).to.equal("spec");
+    expect(p?.detail).to.contain("in config.yaml, registered_resources.models[0] (293 KiB)");
+  });
+});

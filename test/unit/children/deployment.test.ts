@@ -1,0 +1,300 @@
+// Table tests for the Deployment: what each input changes in the pod.
+import { expect } from "chai";
+import { buildDeployment, type DeploymentInput } from "../../../src/children/deployment.js";
+
+const BASE: DeploymentInput = {
+  llsd: "llama",
+  namespace: "default",
+  image: "img:1",
+  release: "0.7.3",
+  port: 8321,
+  configMapName: "llama-config-0123456789",
+  configHash: "0123456789abcdef",
+  inputsHash: "inputs",
+  secretEnv: [],
+  replicas: 1,
+  dataDir: "/.llama",
+  pvcName: undefined,
+  recreate: false,
+  tls: undefined,
+  serviceAccountName: "llama-sa",
+  generatedServiceAccount: true,
+};
+const build = (over: Partial<DeploymentInput>) => buildDeployment({ ...BASE, ...over });
+const pod = (over: Partial<DeploymentInput>) => build(over).spec?.template.spec;
+const container = (over: Partial<DeploymentInput>) => pod(over)?.containers[0];
+const envNames = (over: Partial<DeploymentInput>) =>
+  (container(over)?.env ?? []).map((e) => e.name);
+const SELECTOR = { "app.kubernetes.io/name": "llama-stack", "app.kubernetes.io/instance": "llama" };
+
+describe("buildDeployment", () => {
+  describe("replicas and strategy", () => {
+    const rows: [
+      why: string,
+      over: Partial<DeploymentInput>,
+      replicas: number | undefined,
+      strategy: string,
+    ][] = [
+      ["a count", { replicas: 3 }, 3, "RollingUpdate"],
+      ["zero is a count", { replicas: 0 }, 0, "RollingUpdate"],
+      [
+        "with autoscaling the HPA owns the count: no key",
+        { replicas: undefined },
+        undefined,
+        "RollingUpdate",
+      ],
+      ["a ReadWriteOnce volume: Recreate", { recreate: true }, 1, "Recreate"],
+    ];
+    for (const [why, over, replicas, strategy] of rows)
+      it(why, () => {
+        const spec = build(over).spec;
+        expect(spec?.replicas).to.equal(replicas);
+        expect(spec !== undefined && "replicas" in spec).to.equal(replicas !== undefined);
+        expect(spec?.strategy?.type).to.equal(strategy);
+      });
+  });
+
+  describe("probes follow TLS", () => {
+    const rows: [why: string, tls: DeploymentInput["tls"], probe: unknown][] = [
+      ["plain HTTP", undefined, { httpGet: { path: "/v1/health", port: "http", scheme: "HTTP" } }],
+      [
+        "HTTPS",
+        { secretName: "cert", requireClientCertificate: false },
+        { httpGet: { path: "/v1/health", port: "http", scheme: "HTTPS" } },
+      ],
+      [
+        "mutual TLS: the probes have no client certificate, so TCP",
+        { secretName: "cert", requireClientCertificate: true },
+        { tcpSocket: { port: "http" } },
+      ],
+    ];
+    for (const [why, tls, probe] of rows)
+      it(why, () =>
+        expect(container({ tls })?.readinessProbe).to.deep.equal({
+          ...(probe as object),
+          periodSeconds: 10,
+          failureThreshold: 3,
+          timeoutSeconds: 5,
+        }),
+      );
+  });
+
+  describe("volumes", () => {
+    const rows: [
+      why: string,
+      over: Partial<DeploymentInput>,
+      volumes: string[],
+      mounts: string[],
+    ][] = [
+      [
+        "config and an emptyDir for data",
+        {},
+        ["config:configMap", "data:emptyDir"],
+        ["/etc/llama-stack", "/.llama"],
+      ],
+      [
+        "a claim for data",
+        { pvcName: "llama-pvc", dataDir: "/data" },
+        ["config:configMap", "data:persistentVolumeClaim"],
+        ["/etc/llama-stack", "/data"],
+      ],
+      [
+        "OGX: /tmp in memory",
+        { release: "1.5.0" },
+        ["config:configMap", "data:emptyDir", "ogx-tmp:emptyDir"],
+        ["/etc/llama-stack", "/.llama", "/tmp"],
+      ],
+      [
+        "a custom image is not OGX",
+        { release: undefined },
+        ["config:configMap", "data:emptyDir"],
+        ["/etc/llama-stack", "/.llama"],
+      ],
+      [
+        "TLS: the Secret, read-only",
+        { tls: { secretName: "cert", requireClientCertificate: false } },
+        ["config:configMap", "data:emptyDir", "tls:secret"],
+        ["/etc/llama-stack", "/.llama", "/etc/llama-stack/tls"],
+      ],
+      [
+        "the user's after ours",
+        {
+          volumes: [{ name: "models", emptyDir: {} }],
+          volumeMounts: [{ name: "models", mountPath: "/models" }],
+        },
+        ["config:configMap", "data:emptyDir", "models:emptyDir"],
+        ["/etc/llama-stack", "/.llama", "/models"],
+      ],
+    ];
+    for (const [why, over, volumes, mounts] of rows)
+      it(why, () => {
+        const spec = pod(over);
+        expect(
+          (spec?.volumes ?? []).map(
+            (v) =>
+              `${v.name}:${Object.keys(v)
+                .filter((k) => k !== "name")
+                .join()}`,
+          ),
+        ).to.deep.equal(volumes);
+        expect((spec?.containers[0]?.volumeMounts ?? []).map((m) => m.mountPath)).to.deep.equal(
+          mounts,
+        );
+      });
+  });
+
+  describe("env", () => {
+    const rows: [why: string, over: Partial<DeploymentInput>, names: string[]][] = [
+      [
+        "ours, sorted by name",
+        {},
+        [
+          "FILES_STORAGE_DIR",
+          "HF_HOME",
+          "HOME",
+          "LLAMA_STACK_CONFIG",
+          "LLAMA_STACK_PORT",
+          "RUN_CONFIG_PATH",
+          "SQLITE_STORE_DIR",
+        ],
+      ],
+      [
+        "OGX reads its port from OGX_PORT",
+        { release: "1.5.0" },
+        ["FILES_STORAGE_DIR", "HF_HOME", "HOME", "OGX_PORT", "RUN_CONFIG_PATH", "SQLITE_STORE_DIR"],
+      ],
+      [
+        "Secret-backed variables after ours",
+        {
+          release: "1.5.0",
+          secretEnv: [{ name: "LLSD_KEY", secretName: "s", key: "k", specPath: "spec.x" }],
+        },
+        [
+          "FILES_STORAGE_DIR",
+          "HF_HOME",
+          "HOME",
+          "OGX_PORT",
+          "RUN_CONFIG_PATH",
+          "SQLITE_STORE_DIR",
+          "LLSD_KEY",
+        ],
+      ],
+      [
+        "a user variable replaces ours of the same name, and comes last",
+        {
+          release: "1.5.0",
+          userEnv: [
+            { name: "HOME", value: "/home" },
+            { name: "EXTRA", value: "1" },
+          ],
+        },
+        [
+          "FILES_STORAGE_DIR",
+          "HF_HOME",
+          "OGX_PORT",
+          "RUN_CONFIG_PATH",
+          "SQLITE_STORE_DIR",
+          "HOME",
+          "EXTRA",
+        ],
+      ],
+    ];
+    for (const [why, over, names] of rows)
+      it(why, () => expect(envNames(over)).to.deep.equal(names));
+  });
+
+  describe("pod metadata", () => {
+    it("the user's labels never replace the selector labels", () => {
+      const labels = build({ podLabels: { team: "a", "app.kubernetes.io/instance": "other" } }).spec
+        ?.template.metadata?.labels;
+      expect(labels).to.include({ team: "a", ...SELECTOR });
+    });
+    const rows: [
+      why: string,
+      over: Partial<DeploymentInput>,
+      annotations: Record<string, string>,
+    ][] = [
+      [
+        "both hashes",
+        {},
+        { "llamastack.io/inputs-hash": "inputs", "llamastack.io/config-hash": "0123456789abcdef" },
+      ],
+      [
+        "overrideConfig: no config hash",
+        { configHash: undefined },
+        { "llamastack.io/inputs-hash": "inputs" },
+      ],
+      [
+        "the user's annotations, ours winning",
+        {
+          podAnnotations: { a: "b", "llamastack.io/inputs-hash": "forged" },
+          configHash: undefined,
+        },
+        { a: "b", "llamastack.io/inputs-hash": "inputs" },
+      ],
+    ];
+    for (const [why, over, annotations] of rows)
+      it(why, () =>
+        expect(build(over).spec?.template.metadata?.annotations).to.deep.equal(annotations),
+      );
+
+    const releases: [release: string | undefined, label: string | undefined][] = [
+      ["0.7.3", "0.7.3"],
+      [undefined, undefined],
+    ];
+    for (const [release, label] of releases)
+      it(`the Deployment (not the pods) carries the release: ${String(release)}`, () => {
+        const deployment = build({ release });
+        expect(deployment.metadata.labels?.["llamastack.io/release"]).to.equal(label);
+        expect(deployment.spec?.template.metadata?.labels).to.not.have.property(
+          "llamastack.io/release",
+        );
+      });
+  });
+
+  describe("pod spec", () => {
+    it("our ServiceAccount mounts no token; the user's is left to its own setting", () => {
+      expect(pod({})?.automountServiceAccountToken).to.equal(false);
+      const spec = pod({ serviceAccountName: "mine", generatedServiceAccount: false });
+      expect(spec?.serviceAccountName).to.equal("mine");
+      expect(spec !== undefined && "automountServiceAccountToken" in spec).to.equal(false);
+    });
+    it("a spread constraint without labelSelector selects this server's pods; one with it is kept", () => {
+      const own = { maxSkew: 1, topologyKey: "zone", whenUnsatisfiable: "DoNotSchedule" };
+      const given = { ...own, labelSelector: { matchLabels: { x: "y" } } };
+      expect(
+        pod({ topologySpreadConstraints: [own, given] })?.topologySpreadConstraints,
+      ).to.deep.equal([{ ...own, labelSelector: { matchLabels: SELECTOR } }, given]);
+    });
+    it("resources in stored form, absent ones left out", () => {
+      expect(
+        container({ resources: { requests: { cpu: "1000m", memory: "1024Mi" } } })?.resources,
+      ).to.deep.equal({
+        requests: { cpu: "1", memory: "1Gi" },
+      });
+      expect(container({})).to.not.have.property("resources");
+    });
+    it("unset pass-through fields are left out, never undefined", () => {
+      const spec = pod({});
+      for (const key of [
+        "imagePullSecrets",
+        "nodeSelector",
+        "tolerations",
+        "affinity",
+        "topologySpreadConstraints",
+      ])
+        expect(spec).to.not.have.property(key);
+      for (const key of ["command", "args"]) expect(container({})).to.not.have.property(key);
+    });
+    it("does not change its input", () => {
+      const input: DeploymentInput = {
+        ...BASE,
+        userEnv: [{ name: "A", value: "1" }],
+        podLabels: { a: "b" },
+      };
+      const before = structuredClone(input);
+      buildDeployment(input);
+      expect(input).to.deep.equal(before);
+    });
+  });
+});

@@ -10,7 +10,8 @@ import { defined } from "./config/json.js";
 import { msg } from "./messages.js";
 import type { Observed } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
-import type { Check, Desired, Resolution } from "./resolve.js";
+import type { Desired } from "./desired.js";
+import type { Check, Resolution } from "./resolve.js";
 
 export const ConditionReason = {
   Valid: "Valid",
@@ -204,7 +205,7 @@ function describedRun(
       llsd: desired.llsd,
       namespace: desired.namespace,
       port: desired.port,
-      tls: desired.tls,
+      tls: desired.tls !== undefined,
     }),
   });
 }

@@ -4,7 +4,8 @@
 import type { KubeObject } from "./api/hook.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
-import { DEFAULT_PORT } from "./api/workload.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./api/workload.js";
+import type { Desired, DesiredConfig, ServerTls } from "./desired.js";
 import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
@@ -30,28 +31,6 @@ export interface ResolveContext {
   catalog: Catalog;
   /** generateConfig, possibly memoized by the edge. */
   generate: (input: GenerateInput) => Result<GeneratedConfig>;
-}
-
-/** Where the server's config.yaml comes from. */
-export type DesiredConfig =
-  | { source: "generated"; generated: GeneratedConfig }
-  | { source: "override"; configMapName: string };
-
-/** What should run, worked out once from a valid spec. */
-export interface Desired {
-  llsd: string;
-  namespace: string;
-  spec: Spec;
-  distribution: ResolvedDistribution;
-  port: number;
-  /** Whether the server itself serves TLS. */
-  tls: boolean;
-  /** Every Secret and ConfigMap the spec refers to. */
-  references: Reference[];
-  /** Changes when any referenced object changes: rolls the pods. */
-  inputsHash: string;
-  /** Undefined when the config cannot be had (the config check says why). */
-  config: DesiredConfig | undefined;
 }
 
 export interface Resolution {
@@ -115,15 +94,14 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   const distribution = resolveDistribution(spec.value.distribution, ctx.catalog, recorded);
   if (!distribution.ok) return invalid(distribution.problems, distribution.warnings);
   const references = collectReferences(spec.value);
-  const port = spec.value.networking?.port ?? DEFAULT_PORT;
-  const config = resolveConfig(spec.value, distribution.value, port, observed.related, ctx);
+  const layout = layoutOf(spec.value);
+  const config = resolveConfig(spec.value, distribution.value, layout.port, observed.related, ctx);
   const desired: Desired = {
     llsd: observed.name,
     namespace: observed.namespace,
     spec: spec.value,
     distribution: distribution.value,
-    port,
-    tls: spec.value.networking?.tls?.enabled === true,
+    ...layoutOf(spec.value),
     references,
     inputsHash: inputsHash(references, observed.related),
     config: config.desired,
@@ -134,6 +112,30 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
     config: config.check,
     configWarnings: [...distribution.warnings, ...config.warnings],
     desired,
+  };
+}
+
+/** The one answer to "does the server serve TLS?". */
+function serverTls(spec: Spec): ServerTls | undefined {
+  const tls = spec.networking?.tls;
+  if (tls?.enabled !== true || tls.secretName === undefined) return undefined;
+  return {
+    secretName: tls.secretName,
+    requireClientCertificate: tls.requireClientCertificate === true,
+  };
+}
+
+function replicasOf(workload: Spec["workload"]): number | undefined {
+  return workload?.autoscaling === undefined ? (workload?.replicas ?? 1) : undefined;
+}
+
+/** The facts several children share: each default is applied here, once. */
+export function layoutOf(spec: Spec): Pick<Desired, "port" | "tls" | "dataDir" | "replicas"> {
+  return {
+    port: spec.networking?.port ?? DEFAULT_PORT,
+    tls: serverTls(spec),
+    dataDir: (spec.workload?.storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, ""),
+    replicas: replicasOf(spec.workload),
   };
 }
 

@@ -56,16 +56,7 @@ function plan(
 ): { resolution: Resolution; planned: Planned | undefined } {
   const desired = resolution.desired;
   if (desired === undefined) return { resolution, planned: undefined };
-  const result = planChildren({
-    llsd: desired.llsd,
-    namespace: desired.namespace,
-    spec: desired.spec,
-    image: desired.distribution.image,
-    release: desired.distribution.release,
-    generated: desired.config?.source === "generated" ? desired.config.generated : undefined,
-    inputsHash: desired.inputsHash,
-    observedChildren: observed.children,
-  });
+  const result = planChildren({ desired, observedChildren: observed.children });
   if (!result.ok)
     return {
       resolution: { ...resolution, validation: { ok: false, problems: result.problems } },

@@ -4,8 +4,8 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../api/hook.js";
 import type { Spec } from "../api/schema.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "../api/workload.js";
 import type { GeneratedConfig } from "../config/generate.js";
+import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { checkSizes } from "./budget.js";
@@ -23,28 +23,13 @@ import { buildServiceAccount } from "./service-account.js";
 import { buildService } from "./service.js";
 
 export interface PlanInput {
-  llsd: string;
-  namespace: string;
-  spec: Spec;
-  image: string;
-  release: string | undefined;
-  generated: GeneratedConfig | undefined;
-  inputsHash: string;
+  desired: Desired;
   observedChildren: readonly KubeObject[];
 }
 
 export type Plan =
   | { ok: true; children: KubeObject[]; desiredDeployment: Child<Deployment>; warnings: Problem[] }
   | { ok: false; problems: Problem[] };
-
-/** What several children agree on, worked out once from the spec. */
-interface Layout {
-  owner: Owner;
-  port: number;
-  /** The data volume's mount path, without a trailing slash. */
-  dataDir: string;
-  tls: DeploymentInput["tls"];
-}
 
 /** Children, with what they add to the answer's problems and warnings. */
 interface Part {
@@ -53,46 +38,34 @@ interface Part {
   warnings: Problem[];
 }
 
-function layoutOf(input: PlanInput): Layout {
-  const { networking, workload } = input.spec;
-  const tls = networking?.tls;
-  return {
-    owner: { llsd: input.llsd, namespace: input.namespace },
-    port: networking?.port ?? DEFAULT_PORT,
-    dataDir: (workload?.storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, ""),
-    tls:
-      tls?.enabled === true && tls.secretName !== undefined
-        ? {
-            secretName: tls.secretName,
-            requireClientCertificate: tls.requireClientCertificate === true,
-          }
-        : undefined,
-  };
+function generatedOf(desired: Desired): GeneratedConfig | undefined {
+  return desired.config?.source === "generated" ? desired.config.generated : undefined;
 }
 
 /** The spec's workload, mapped onto the Deployment's input. */
-function deploymentInputOf(input: PlanInput, layout: Layout): DeploymentInput {
-  const { spec, generated, llsd } = input;
+function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
+  const { spec, llsd } = desired;
+  const generated = generatedOf(desired);
   const workload = spec.workload;
   const storage = workload?.storage;
   const overrides = workload?.overrides;
   return {
-    ...layout.owner,
-    image: input.image,
-    release: input.release,
-    port: layout.port,
+    ...owner,
+    image: desired.distribution.image,
+    release: desired.distribution.release,
+    port: desired.port,
     configMapName:
       generated !== undefined
         ? childNames.configMap(llsd, generated.configHash)
         : (spec.overrideConfig?.configMapName ?? ""),
     configHash: generated?.configHash,
-    inputsHash: input.inputsHash,
+    inputsHash: desired.inputsHash,
     secretEnv: generated?.secretEnv ?? [],
-    replicas: workload?.autoscaling === undefined ? (workload?.replicas ?? 1) : undefined,
-    dataDir: layout.dataDir,
+    replicas: desired.replicas,
+    dataDir: desired.dataDir,
     pvcName: storage === undefined ? undefined : childNames.pvc(llsd),
     recreate: storage !== undefined && storage.accessMode !== "ReadWriteMany",
-    tls: layout.tls,
+    tls: desired.tls,
     serviceAccountName: overrides?.serviceAccountName ?? childNames.serviceAccount(llsd),
     generatedServiceAccount: overrides?.serviceAccountName === undefined,
     resources: workload?.resources,
@@ -112,26 +85,27 @@ function deploymentInputOf(input: PlanInput, layout: Layout): DeploymentInput {
 }
 
 /** The Ingress of networking.expose and the NetworkPolicy of networking.allowedFrom. */
-function networkChildren(spec: Spec, layout: Layout): KubeObject[] {
+function networkChildren(desired: Desired, owner: Owner): KubeObject[] {
+  const { spec } = desired;
   const expose = spec.networking?.expose;
   const allowedFrom = spec.networking?.allowedFrom;
   const children: KubeObject[] = [];
   if (expose !== undefined && expose.enabled) {
     children.push(
       buildIngress({
-        ...layout.owner,
+        ...owner,
         hostname: expose.hostname,
         ingressClassName: expose.ingressClassName,
         tlsSecretName: expose.tlsSecretName,
-        backendTls: layout.tls !== undefined,
+        backendTls: desired.tls !== undefined,
       }),
     );
   }
   if (allowedFrom !== undefined) {
     children.push(
       buildNetworkPolicy({
-        ...layout.owner,
-        port: layout.port,
+        ...owner,
+        port: desired.port,
         namespaces: allowedFrom.namespaces ?? [],
         labels: allowedFrom.labels ?? [],
       }),
@@ -146,7 +120,7 @@ function networkChildren(spec: Spec, layout: Layout): KubeObject[] {
  * sync keeps the claim as it was applied (children/keep.ts), with a warning.
  */
 function storageChildren(input: PlanInput, owner: Owner): Part {
-  const storage = input.spec.workload?.storage;
+  const storage = input.desired.spec.workload?.storage;
   const observed = input.observedChildren.find(
     (c) => c.kind === "PersistentVolumeClaim" && c.metadata.name === childNames.pvc(owner.llsd),
   );
@@ -197,10 +171,11 @@ function scalingChildren(workload: Spec["workload"], owner: Owner): Part {
 }
 
 export function planChildren(input: PlanInput): Plan {
-  const { spec, generated } = input;
-  const layout = layoutOf(input);
-  const { owner } = layout;
-  const desiredDeployment = buildDeployment(deploymentInputOf(input, layout));
+  const { desired } = input;
+  const { spec } = desired;
+  const generated = generatedOf(desired);
+  const owner: Owner = { llsd: desired.llsd, namespace: desired.namespace };
+  const desiredDeployment = buildDeployment(deploymentInputOf(desired, owner));
   const storage = storageChildren(input, owner);
   const scaling = scalingChildren(spec.workload, owner);
   const configMaps =
@@ -216,18 +191,18 @@ export function planChildren(input: PlanInput): Plan {
   const children: KubeObject[] = [
     ...configMaps,
     desiredDeployment,
-    buildService({ ...owner, port: layout.port }),
+    buildService({ ...owner, port: desired.port }),
     ...(spec.workload?.overrides?.serviceAccountName === undefined
       ? [buildServiceAccount(owner)]
       : []),
-    ...networkChildren(spec, layout),
+    ...networkChildren(desired, owner),
     ...storage.children,
     ...scaling.children,
   ];
   const problems = [
     ...checkOverrides(spec.workload?.overrides, {
-      dataDir: layout.dataDir,
-      release: input.release,
+      dataDir: desired.dataDir,
+      release: desired.distribution.release,
     }),
     ...storage.problems,
     ...checkSizes(children),

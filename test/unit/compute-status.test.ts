@@ -4,7 +4,8 @@ import type { Status } from "../../src/api/status.js";
 import { computeStatus, type Returned } from "../../src/compute-status.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
 import { problem, Reason } from "../../src/problems.js";
-import type { Desired, Resolution } from "../../src/resolve.js";
+import type { Desired } from "../../src/desired.js";
+import type { Resolution } from "../../src/resolve.js";
 
 const NOW = "2026-11-23T10:00:00Z";
 const EARLIER = "2026-11-01T10:00:00Z";
@@ -43,7 +44,9 @@ const desired: Desired = {
   spec: { distribution: { name: "starter" } },
   distribution: { name: "starter", release: "0.7.3", image: "img:1" },
   port: 8321,
-  tls: false,
+  tls: undefined,
+  dataDir: "/.llama",
+  replicas: 1,
   references: [],
   inputsHash: "0",
   config: {

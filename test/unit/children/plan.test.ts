@@ -6,6 +6,8 @@ import type { KubeObject } from "../../../src/api/hook.js";
 import { LlamaStackDistributionSpec } from "../../../src/api/schema.js";
 import { planChildren, type PlanInput } from "../../../src/children/plan.js";
 import type { GeneratedConfig } from "../../../src/config/generate.js";
+import type { Desired } from "../../../src/desired.js";
+import { layoutOf } from "../../../src/resolve.js";
 import { formatProblem } from "../../../src/problems.js";
 
 const GENERATED: GeneratedConfig = {
@@ -16,21 +18,30 @@ const GENERATED: GeneratedConfig = {
   resourceCount: 0,
 };
 
-function input(spec: unknown, extra: Partial<PlanInput> = {}): PlanInput {
-  return {
+interface Extra {
+  generated?: GeneratedConfig;
+  observedChildren?: KubeObject[];
+}
+
+function input(spec: unknown, extra: Extra = {}): PlanInput {
+  const parsed = LlamaStackDistributionSpec.parse({
+    distribution: { image: "img:1" },
+    ...(spec as object),
+  });
+  const desired: Desired = {
     llsd: "llama",
     namespace: "default",
-    spec: LlamaStackDistributionSpec.parse({
-      distribution: { image: "img:1" },
-      ...(spec as object),
-    }),
-    image: "img:1",
-    release: undefined,
-    generated: undefined,
+    spec: parsed,
+    distribution: { name: undefined, release: undefined, image: "img:1" },
+    ...layoutOf(parsed),
+    references: [],
     inputsHash: "h",
-    observedChildren: [],
-    ...extra,
+    config:
+      extra.generated === undefined
+        ? undefined
+        : { source: "generated", generated: extra.generated },
   };
+  return { desired, observedChildren: extra.observedChildren ?? [] };
 }
 
 const claim = (accessModes: string[], name = "llama-pvc"): KubeObject => ({

@@ -1,12 +1,19 @@
 // The install manifests agree with the hook: every child type it returns is
 // declared with the exact apiVersion, RBAC covers what Metacontroller does,
-// kustomize lists every file, and the hook's own Deployment is locked down.
+// kustomize lists every file, the CompositeController uses only fields
+// Metacontroller defines, and the hook's own Deployment is locked down.
+// (manifests/install.yaml is rendered from the rest: test/install/install-yaml.test.ts;
+// the README's kubectl apply runs against a real API server: test/k8s/install.test.ts.)
 import { expect } from "chai";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { CHILD_TYPES, RELATED_TYPES } from "../../../src/children/types.js";
 import { PLURAL, GROUP, API_VERSION } from "../../../src/api/schema.js";
+import {
+  COMPOSITE_CONTROLLER_SPEC,
+  schemaErrors,
+} from "../../install/compositecontroller-schema.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 type Obj = Record<string, unknown> & {
@@ -14,11 +21,12 @@ type Obj = Record<string, unknown> & {
   metadata: { name: string; namespace?: string };
 };
 
+/** The YAML sources under dir (not manifests/install.yaml, which is rendered from them). */
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return yamlFiles(path);
-    return /\.ya?ml$/.test(name) ? [path] : [];
+    return /\.ya?ml$/.test(name) && relative(root, path) !== "manifests/install.yaml" ? [path] : [];
   });
 }
 
@@ -35,6 +43,20 @@ function kustomized(dir: string): string[] {
     const path = resolve(dir, r);
     return statSync(path).isDirectory() ? kustomized(path) : [path];
   });
+}
+
+/** A JSON merge patch (RFC 7386), as kustomize applies a patch to a kind it has no schema for. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
 }
 
 const all = [
@@ -55,7 +77,11 @@ const cc = all.find((d) => d.kind === "CompositeController") as Obj & {
       string,
       {
         version: string;
-        webhook: { path: string; service: { name: string; namespace: string; port: number } };
+        webhook: {
+          path: string;
+          timeout: string;
+          service: { name: string; namespace: string; port: number; protocol: string };
+        };
       }
     >;
   };
@@ -87,6 +113,9 @@ describe("install manifests", () => {
       const hook = cc.spec.hooks[name];
       expect(hook?.version, name).to.equal("v2");
       expect(hook?.webhook.path).to.equal(path);
+      // Plain HTTP inside the cluster (examples/https switches it), answered well inside the timeout.
+      expect(hook?.webhook.service.protocol).to.equal("http");
+      expect(hook?.webhook.timeout).to.match(/^[1-9][0-9]*s$/);
       expect(hook?.webhook.service).to.include({
         name: service.metadata.name,
         namespace: service.metadata.namespace,
@@ -94,6 +123,64 @@ describe("install manifests", () => {
       });
     }
   });
+
+  it("the CompositeController sets only fields Metacontroller defines, with their types and enums; so does the HTTPS overlay", () => {
+    expect(schemaErrors(cc.spec, COMPOSITE_CONTROLLER_SPEC)).to.deep.equal([]);
+    const patch = docs(join(root, "examples", "https", "compositecontroller-https.yaml"))[0];
+    expect(patch?.metadata.name).to.equal(cc.metadata.name);
+    const patched = mergePatch(cc, patch) as typeof cc;
+    expect(schemaErrors(patched.spec, COMPOSITE_CONTROLLER_SPEC)).to.deep.equal([]);
+    expect(patched.spec.hooks["sync"]?.webhook.service).to.include({
+      port: 8080,
+      name: "llsd-hook",
+    });
+  });
+
+  // The check itself, on the CompositeController with one thing wrong.
+  const broken: [string, (spec: Record<string, unknown>) => void, string][] = [
+    // Metacontroller's field is resyncPeriodSeconds.
+    [
+      "a field Metacontroller lacks",
+      (s) => (s["resyncPeriod"] = "5m"),
+      "spec.resyncPeriod: unknown field",
+    ],
+    [
+      "an update method outside the enum",
+      (s) =>
+        ((
+          s["childResources"] as { updateStrategy: { method: string } }[]
+        )[0]!.updateStrategy.method = "Replace"),
+      "spec.childResources[0].updateStrategy.method: Replace is not one of OnDelete, Recreate, InPlace, RollingRecreate, RollingInPlace",
+    ],
+    [
+      "hook version v3",
+      (s) => ((s["hooks"] as Record<string, { version: string }>)["sync"]!.version = "v3"),
+      "spec.hooks.sync.version: v3 is not one of v1, v2",
+    ],
+    [
+      "the port as a string",
+      (s) =>
+        ((s["hooks"] as Record<string, { webhook: { service: { port: unknown } } }>)[
+          "customize"
+        ]!.webhook.service.port = "8080"),
+      "spec.hooks.customize.webhook.service.port: not an integer",
+    ],
+    ["no parentResource", (s) => delete s["parentResource"], "spec.parentResource: required"],
+    [
+      "a caBundle secretRef without its namespace",
+      (s) =>
+        ((s["hooks"] as Record<string, { webhook: Record<string, unknown> }>)["sync"]!.webhook[
+          "caBundle"
+        ] = { secretRef: { name: "x", key: "ca.crt" } }),
+      "spec.hooks.sync.webhook.caBundle.secretRef.namespace: required",
+    ],
+  ];
+  for (const [name, edit, error] of broken)
+    it(`the field check refuses a CompositeController with ${name}`, () => {
+      const spec = structuredClone(cc.spec) as unknown as Record<string, unknown>;
+      edit(spec);
+      expect(schemaErrors(spec, COMPOSITE_CONTROLLER_SPEC)).to.deep.equal([error]);
+    });
 
   it("RBAC grants Metacontroller every verb it uses on the parent, the children and the related objects", () => {
     const role = all.find((d) => d.kind === "ClusterRole") as Obj & {

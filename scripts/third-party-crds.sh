@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Extracts the third-party CRDs the HTTPS overlay (examples/https) uses from
+# their published Go modules through the Go module proxy, checked against the
+# pinned module hash, into a cache outside the repo (they are about 380 KB and
+# regenerated upstream, so they are not committed):
+#   ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/crds/<hash of the list below>/
+# Prints that directory on stdout; a complete one is reused. Part of
+# test/prepare-peers.sh; test/k8s/install.test.ts installs them before it
+# applies the overlay.
+#
+# cert-manager: Issuer and Certificate (cert-manager.io/v1), from deploy/crds,
+# the controller-gen output its Helm chart is built from. Metacontroller's
+# CompositeController CRD has no published Go module (its module is named
+# "metacontroller"), so the test stands in for it; test/unit/install checks
+# the CompositeController's fields against Metacontroller's schema instead.
+set -euo pipefail
+# module@version, its go.sum hash, the files to take from it.
+CRDS=(
+  "github.com/cert-manager/cert-manager@v1.21.2 h1:UWgoYM+KLNtRlqmoWOKjKBOBUPVHeepQ6/ac3ERJW68= deploy/crds/cert-manager.io_issuers.yaml deploy/crds/cert-manager.io_certificates.yaml"
+)
+KEY=$(printf '%s\n' "${CRDS[@]}" | sha256sum | cut -c1-12)
+OUT="${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}/crds/$KEY"
+if [ -f "$OUT/.complete" ]; then
+  echo "$OUT"
+  exit 0
+fi
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/out"
+for entry in "${CRDS[@]}"; do
+  read -r module sum files <<<"$entry"
+  info=$(cd "$WORK" && go mod download -json "$module")
+  got=$(sed -n 's/^\s*"Sum": "\(.*\)",\{0,1\}$/\1/p' <<<"$info")
+  dir=$(sed -n 's/^\s*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"$info")
+  if [ "$got" != "$sum" ]; then
+    echo "[crds] $module: hash $got, expected $sum" >&2
+    exit 1
+  fi
+  for f in $files; do cp "$dir/$f" "$WORK/out/$(basename "$f")"; done
+  echo "[crds] $module: $files" >&2
+done
+chmod -R u+w "$WORK/out"
+rm -rf "$OUT"
+mkdir -p "$(dirname "$OUT")"
+mv "$WORK/out" "$OUT"
+touch "$OUT/.complete"
+echo "$OUT"

@@ -1,0 +1,67 @@
+// What the install tests run: the kubectl built beside the test control plane
+// (test/k8s/build.sh), Argo CD's Lua health-check runner (test/argocd/) and
+// the third-party CRDs (scripts/third-party-crds.sh), all from the peers file
+// test/prepare-peers.sh writes; and the README's text they take literally.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadPeers } from "../peers.js";
+
+export const root = join(import.meta.dirname, "..", "..");
+
+interface InstallPeers {
+  k8sBinDir: string;
+  argocdHealth?: string;
+  thirdPartyCrdDir?: string;
+}
+
+function peer(key: keyof InstallPeers, what: string): string {
+  const path = (loadPeers() as InstallPeers)[key];
+  if (path === undefined || !existsSync(path))
+    throw new Error(`${what} is missing (peers.json ${key}: ${path}): run "npm run peers" first`);
+  return path;
+}
+
+export function kubectl(): string {
+  const path = join(peer("k8sBinDir", "the Kubernetes binaries"), "kubectl");
+  if (!existsSync(path)) throw new Error(`${path} is missing: run "npm run peers" first`);
+  return path;
+}
+
+export function argocdHealth(): string {
+  return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
+}
+
+export function thirdPartyCrdDir(): string {
+  return peer("thirdPartyCrdDir", "the third-party CRDs (scripts/third-party-crds.sh)");
+}
+
+/** The README's section under `heading` (a whole line such as "## Install"), up to the next heading of its level or above. */
+export function readmeSection(heading: string): string {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const level = /^#+/.exec(heading)?.[0].length ?? 0;
+  const start = readme.split("\n").indexOf(heading);
+  if (start < 0) throw new Error(`README.md has no "${heading}" section`);
+  const lines = readme.split("\n").slice(start + 1);
+  let fenced = false;
+  const end = lines.findIndex((l) => {
+    if (l.startsWith("```")) fenced = !fenced;
+    const m = /^(#+) /.exec(l);
+    return !fenced && m !== null && (m[1]?.length ?? 0) <= level;
+  });
+  return lines.slice(0, end < 0 ? undefined : end).join("\n");
+}
+
+/** The code blocks of a README section in a given language, as text. */
+export function codeBlocks(section: string, lang: string): string[] {
+  return [...section.matchAll(new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```", "gm"))].map(
+    (m) => m[1] ?? "",
+  );
+}
+
+/** The shell lines of a README section that start with `prefix` (comments dropped). */
+export function commandLines(section: string, prefix: string): string[] {
+  return codeBlocks(section, "sh")
+    .flatMap((b) => b.split("\n"))
+    .map((l) => l.replace(/\s+#.*$/, "").trim())
+    .filter((l) => l.startsWith(prefix));
+}

@@ -1,0 +1,389 @@
+// The README's install, as a GitOps tool or a person would run it: its literal
+// `kubectl apply --server-side -k manifests` (and the HTTPS overlay's lines),
+// with the kubectl built from the same Kubernetes release as the control plane,
+// whose default --validate=strict asks the API server for strict field
+// validation. Every object is applied for real, without warnings; the hook's
+// own pods are admitted by Pod Security "restricted" (no kubelet runs them).
+// Metacontroller stands in as its namespace and the CompositeController CRD
+// of test/install/compositecontroller-schema.ts; cert-manager's CRDs come from
+// its published module (scripts/third-party-crds.sh). Metacontroller's RBAC is
+// checked with a SubjectAccessReview per verb and kind.
+import { expect } from "chai";
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, parseAllDocuments } from "yaml";
+import type { KubeObject } from "../../src/api/hook.js";
+import { API_VERSION, PLURAL } from "../../src/api/schema.js";
+import { RELATED_TYPES } from "../../src/children/types.js";
+import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
+import { commandLines, kubectl, readmeSection, root, thirdPartyCrdDir } from "../install/tools.js";
+import { cluster } from "./setup.js";
+import { waitFor } from "./kube.js";
+
+const METACONTROLLER = "system:serviceaccount:metacontroller:metacontroller";
+const CRD_API = "apiextensions.k8s.io/v1";
+const CC_API = "metacontroller.k8s.io/v1alpha1";
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The README lines, each run as written by bash in `cwd`, with our kubectl and kubeconfig. */
+function runLines(lines: string[], cwd: string, env: Record<string, string>): Run {
+  // stdin from /dev/null: on a socket (Node's pipes) bash would read /etc/bash.bashrc.
+  const r = spawnSync("bash", ["-euo", "pipefail", "-c", lines.join("\n")], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 120_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const warnings = (run: Run) => run.stderr.split("\n").filter((l) => /^Warning:/.test(l));
+
+function describeRun(run: Run): string {
+  return `exit ${run.status}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+}
+
+/** The README's install command: the one `kubectl apply --server-side` of "Install" before its subsections. */
+function installCommand(): string {
+  const section = readmeSection("## Install");
+  const lines = commandLines(
+    section.slice(0, section.indexOf("\n### ")),
+    "kubectl apply --server-side",
+  );
+  expect(lines, 'README "Install": one kubectl apply --server-side line').to.have.length(1);
+  return lines[0]!;
+}
+
+/** The README's HTTPS lines: the token, then the overlay's kubectl apply. */
+function httpsCommands(): string[] {
+  const section = readmeSection("### HTTPS between Metacontroller and the hook");
+  const lines = [...commandLines(section, "openssl "), ...commandLines(section, "kubectl apply")];
+  expect(
+    lines,
+    'README "HTTPS between Metacontroller and the hook": the token and the apply',
+  ).to.have.length(2);
+  return lines;
+}
+
+function copyTree(to: string, dirs: string[]): void {
+  for (const d of dirs) cpSync(join(root, d), join(to, d), { recursive: true });
+}
+
+function objectsOf(yamlText: string): KubeObject[] {
+  return parseAllDocuments(yamlText)
+    .map((d) => d.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+describe("install: the README's kubectl apply against the real API server", function () {
+  this.timeout(180_000);
+  let work: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    const kube = cluster().kube;
+    work = mkdtempSync(join(tmpdir(), "llsd-install-"));
+    // Only our kubectl on PATH beside the system tools; a HOME of its own (no ~/.kube, no kuberc).
+    mkdirSync(join(work, "bin"));
+    mkdirSync(join(work, "home"));
+    symlinkSync(kubectl(), join(work, "bin", "kubectl"));
+    env = {
+      PATH: `${join(work, "bin")}:/usr/bin:/bin`,
+      HOME: join(work, "home"),
+      KUBECONFIG: cluster().kubeconfig,
+    };
+    // What installing Metacontroller leaves: its namespace and its CompositeController CRD.
+    for (const obj of [
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "metacontroller" } },
+      compositeControllerCrd(),
+    ] as KubeObject[]) {
+      const res = await kube.apply(
+        obj.apiVersion,
+        obj.kind === "Namespace" ? "namespaces" : "customresourcedefinitions",
+        obj,
+        { fieldManager: "llsd-test", force: true },
+      );
+      expect(res.status, JSON.stringify(res.body)).to.be.below(300);
+    }
+    const established = runLines(
+      [
+        "kubectl wait --for=condition=Established --timeout=60s crd/compositecontrollers.metacontroller.k8s.io",
+      ],
+      root,
+      env,
+    );
+    expect(established.status, describeRun(established)).to.equal(0);
+  });
+
+  after(async () => {
+    const kube = cluster().kube;
+    await kube.remove(CC_API, "compositecontrollers", undefined, "llsd-hook");
+    for (const name of [
+      "compositecontrollers.metacontroller.k8s.io",
+      "issuers.cert-manager.io",
+      "certificates.cert-manager.io",
+    ])
+      await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
+    for (const ns of ["llsd-hook", "metacontroller"])
+      await kube.remove("v1", "namespaces", undefined, ns);
+    for (const resource of ["clusterrolebindings", "clusterroles"])
+      await kube.remove(
+        "rbac.authorization.k8s.io/v1",
+        resource,
+        undefined,
+        "metacontroller-llsd-hook",
+      );
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("kubectl apply --server-side -k manifests applies every object, strictly validated, without a warning", async () => {
+    const command = installCommand();
+    const run = runLines([command], root, env);
+    expect(run.status, describeRun(run)).to.equal(0);
+    expect(warnings(run), describeRun(run)).to.deep.equal([]);
+    // One "serverside-applied" line per object of the kustomization.
+    const rendered = runLines(["kubectl kustomize manifests"], root, env);
+    const objects = objectsOf(rendered.stdout);
+    expect(objects.length).to.be.greaterThan(8);
+    const applied = run.stdout.split("\n").filter((l) => l.endsWith(" serverside-applied"));
+    expect(applied, run.stdout).to.have.length(objects.length);
+    // The hook's Deployment makes its pods, admitted under Pod Security "restricted".
+    const deployment = objects.find((o) => o.kind === "Deployment") as
+      (KubeObject & { spec: { replicas: number } }) | undefined;
+    const replicas = deployment?.spec.replicas ?? 0;
+    expect(replicas).to.be.greaterThan(0);
+    const kube = cluster().kube;
+    await waitFor(
+      `the hook's ${replicas} pods to be created`,
+      async () => {
+        const list = await kube.list("v1", "pods", "llsd-hook", "app.kubernetes.io/name=llsd-hook");
+        return list.length === replicas ? list : undefined;
+      },
+      60_000,
+    );
+    // Applied again, as a GitOps tool does on every sync: still no warning.
+    const again = runLines([command], root, env);
+    expect(again.status, describeRun(again)).to.equal(0);
+    expect(warnings(again), describeRun(again)).to.deep.equal([]);
+  });
+
+  it("the same command fails on a field unknown to a core kind or to the CompositeController, and its warnings are seen", () => {
+    const command = installCommand();
+    /** A copy of the install tree with one file edited, run with the README's command as a server dry run. */
+    const edited = (name: string, file: string, from: string, to: string): Run => {
+      const tree = join(work, name);
+      copyTree(tree, ["manifests", "metacontroller"]);
+      const text = readFileSync(join(tree, file), "utf8");
+      expect(text, file).to.include(from);
+      writeFileSync(join(tree, file), text.replace(from, to));
+      return runLines([`${command} --dry-run=server`], tree, env);
+    };
+    const typo = edited(
+      "typo",
+      "manifests/hook/service.yaml",
+      "  type: ClusterIP\n",
+      "  type: ClusterIP\n  typo: x\n",
+    );
+    expect(typo.status, describeRun(typo)).to.not.equal(0);
+    expect(typo.stderr).to.match(/\.spec\.typo: field not declared in schema/);
+    const cc = edited(
+      "cc-typo",
+      "metacontroller/compositecontroller.yaml",
+      "  resyncPeriodSeconds: 300\n",
+      "  resyncPeriodSeconds: 300\n  resyncPeriod: 5m\n",
+    );
+    expect(cc.status, describeRun(cc)).to.not.equal(0);
+    expect(cc.stderr).to.match(
+      /Kind=CompositeController\): \.spec\.resyncPeriod: field not declared/,
+    );
+    // Accepted, with a warning from the API server: the check above would fail.
+    const warned = edited(
+      "warned",
+      "manifests/hook/deployment.yaml",
+      "memory: 96Mi",
+      "memory: 500m",
+    );
+    expect(warned.status, describeRun(warned)).to.equal(0);
+    expect(warnings(warned).join("\n")).to.match(/fractional byte value "500m" is invalid/);
+  });
+
+  it("the HTTPS overlay applies over it with cert-manager's CRDs from its published module", async () => {
+    const crds = runLines(
+      [
+        `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
+        "kubectl wait --for=condition=Established --timeout=60s crd/issuers.cert-manager.io crd/certificates.cert-manager.io",
+      ],
+      root,
+      env,
+    );
+    expect(crds.status, describeRun(crds)).to.equal(0);
+    const tree = join(work, "https");
+    copyTree(tree, ["manifests", "metacontroller", "examples/https"]);
+    const run = runLines(httpsCommands(), tree, env);
+    expect(run.status, describeRun(run)).to.equal(0);
+    expect(warnings(run), describeRun(run)).to.deep.equal([]);
+
+    const kube = cluster().kube;
+    const cc = (await kube.get(
+      CC_API,
+      "compositecontrollers",
+      undefined,
+      "llsd-hook",
+    )) as unknown as {
+      spec: { hooks: Record<string, { webhook: Record<string, unknown> }> };
+    };
+    for (const name of ["sync", "customize"]) {
+      const webhook = cc.spec.hooks[name]?.webhook;
+      expect(webhook?.["service"], name).to.include({ protocol: "https", name: "llsd-hook" });
+      expect(webhook?.["caBundle"], name).to.deep.equal({
+        secretRef: { name: "llsd-hook-tls", namespace: "llsd-hook", key: "ca.crt" },
+      });
+      expect(webhook?.["path"], name).to.equal(`/${name}`);
+    }
+    // The same token where the hook reads it and where Metacontroller reads it.
+    const token = readFileSync(join(tree, "examples", "https", "token.txt"), "utf8");
+    for (const ns of ["llsd-hook", "metacontroller"]) {
+      const secret = (await kube.get("v1", "secrets", ns, "llsd-hook-token")) as unknown as {
+        data: { token: string };
+      };
+      expect(Buffer.from(secret.data.token, "base64").toString(), ns).to.equal(token);
+    }
+    for (const [resource, name] of [
+      ["certificates", "llsd-hook-tls"],
+      ["certificates", "llsd-hook-ca"],
+      ["issuers", "llsd-hook-ca"],
+      ["issuers", "llsd-hook-selfsigned"],
+    ] as const)
+      expect(await kube.get("cert-manager.io/v1", resource, "llsd-hook", name), name).to.not.equal(
+        undefined,
+      );
+  });
+
+  it("Metacontroller's ServiceAccount may do, by SubjectAccessReview, every verb on every child kind and what the parent needs, and no more", async () => {
+    const kube = cluster().kube;
+    const review = async (
+      verb: string,
+      group: string,
+      resource: string,
+      opts: { subresource?: string; namespace?: string; user?: string } = {},
+    ): Promise<boolean> => {
+      const user = opts.user ?? METACONTROLLER;
+      const [, , ns] = user.split(":");
+      const res = await kube.request<{ status: { allowed: boolean; evaluationError?: string } }>({
+        method: "POST",
+        path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        body: {
+          apiVersion: "authorization.k8s.io/v1",
+          kind: "SubjectAccessReview",
+          spec: {
+            user,
+            groups: [
+              "system:serviceaccounts",
+              `system:serviceaccounts:${ns}`,
+              "system:authenticated",
+            ],
+            resourceAttributes: {
+              verb,
+              group,
+              resource,
+              ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
+              ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
+            },
+          },
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect(res.body.status.evaluationError ?? "").to.equal("");
+      return res.body.status.allowed;
+    };
+    const groupOf = (apiVersion: string) =>
+      apiVersion.includes("/") ? apiVersion.split("/")[0]! : "";
+    const cc = parse(
+      readFileSync(join(root, "metacontroller", "compositecontroller.yaml"), "utf8"),
+    ) as {
+      spec: { childResources: { apiVersion: string; resource: string }[] };
+    };
+    const want: [string, string, string, string?][] = [];
+    // Children: claimed, created, updated (dynamic apply), patched (server-side apply), deleted,
+    // through cluster-wide informers.
+    for (const c of cc.spec.childResources)
+      for (const verb of ["get", "list", "watch", "create", "update", "patch", "delete"])
+        want.push([verb, groupOf(c.apiVersion), c.resource]);
+    // The parent: watched, adopted into (ownerReferences), its status written.
+    const group = groupOf(API_VERSION);
+    for (const verb of ["get", "list", "watch", "update", "patch"])
+      want.push([verb, group, PLURAL]);
+    for (const verb of ["update", "patch"]) want.push([verb, group, PLURAL, "status"]);
+    // Related objects the customize hook names.
+    for (const t of RELATED_TYPES)
+      for (const verb of ["get", "list", "watch"])
+        want.push([verb, groupOf(t.apiVersion), t.resource]);
+    const denied: string[] = [];
+    for (const [verb, g, resource, subresource] of want)
+      for (const namespace of [undefined, "default"])
+        if (
+          !(await review(verb, g, resource, {
+            ...(subresource ? { subresource } : {}),
+            ...(namespace ? { namespace } : {}),
+          }))
+        )
+          denied.push(
+            `${verb} ${g}/${resource}${subresource ? `/${subresource}` : ""} ${namespace ?? "(all namespaces)"}`,
+          );
+    expect(denied).to.deep.equal([]);
+    expect(want.length).to.be.greaterThan(70);
+
+    // Not granted: writing Secrets, deleting parents, Pods, RBAC.
+    const notGranted: [string, string, string][] = [
+      ["create", "", "secrets"],
+      ["update", "", "secrets"],
+      ["patch", "", "secrets"],
+      ["delete", "", "secrets"],
+      ["delete", group, PLURAL],
+      ["create", "", "pods"],
+      ["create", "rbac.authorization.k8s.io", "clusterrolebindings"],
+    ];
+    const allowed: string[] = [];
+    for (const [verb, g, resource] of notGranted)
+      if (await review(verb, g, resource, { namespace: "default" }))
+        allowed.push(`${verb} ${g}/${resource}`);
+    expect(allowed).to.deep.equal([]);
+    // And another ServiceAccount gets none of it: the binding names Metacontroller's.
+    expect(
+      await review("create", "apps", "deployments", {
+        namespace: "default",
+        user: "system:serviceaccount:default:default",
+      }),
+    ).to.equal(false);
+  });
+});
+
+// The cert-manager files, so that a stale cache shows up as a plain failure.
+describe("install: the third-party CRDs", () => {
+  it("are cert-manager's Issuer and Certificate, cert-manager.io/v1", () => {
+    const names = readdirSync(thirdPartyCrdDir())
+      .filter((f) => f.endsWith(".yaml"))
+      .flatMap((f) => objectsOf(readFileSync(join(thirdPartyCrdDir(), f), "utf8")))
+      .map((o) => o.metadata.name)
+      .sort();
+    expect(names).to.deep.equal(["certificates.cert-manager.io", "issuers.cert-manager.io"]);
+  });
+});

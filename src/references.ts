@@ -145,16 +145,19 @@ export function scanReferences(rawSpec: unknown): Reference[] {
   const stack: { value: unknown; path: string; depth: number }[] = [
     { value: rawSpec, path: "spec", depth: 0 },
   ];
-  while (stack.length > 0 && out.length < MAX_SCANNED) {
-    const { value, path, depth } = stack.pop() as (typeof stack)[number];
-    if (depth > SPEC_BOUNDS.maxDepth || typeof value !== "object" || value === null) continue;
-    const entries: [string, unknown][] = Array.isArray(value)
-      ? value.map((v, i) => [`${path}[${i}]`, v])
-      : Object.keys(value).map((k) => [k, (value as Record<string, unknown>)[k]]);
-    for (const [k, v] of entries.reverse()) {
-      const at = Array.isArray(value) ? k : `${path}.${k}`;
+  for (let top = stack.pop(); top !== undefined && out.length < MAX_SCANNED; top = stack.pop()) {
+    const { value, path, depth } = top;
+    if (depth > SPEC_BOUNDS.maxDepth || !isObject(value)) {
+      if (Array.isArray(value) && depth <= SPEC_BOUNDS.maxDepth)
+        for (let i = value.length - 1; i >= 0; i--)
+          stack.push({ value: value[i], path: `${path}[${i}]`, depth: depth + 1 });
+      continue;
+    }
+    for (const k of Object.keys(value).reverse()) {
+      const v = value[k];
+      const at = `${path}.${k}`;
       const name = isObject(v) ? own(v, "name") : undefined;
-      if (!Array.isArray(value) && k === "secretKeyRef" && typeof name === "string")
+      if (k === "secretKeyRef" && typeof name === "string")
         out.push({ kind: "Secret", name, keys: [], path: at });
       else if ((k === "secretName" || k === "tlsSecretName") && typeof v === "string")
         out.push({ kind: "Secret", name: v, keys: [], path: at });

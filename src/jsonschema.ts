@@ -26,14 +26,25 @@ export interface SchemaError {
 
 type Schema = JsonSchema;
 
+/** The subschemas of anyOf, oneOf or allOf; undefined when `value` is not a list. */
+function schemaList(value: unknown): Schema[] | undefined {
+  return Array.isArray(value) ? value.filter(isObject) : undefined;
+}
+
+/** A keyword's subschema (items, additionalProperties) or property map, when it is an object. */
+function schemaAt(schema: Schema, keyword: string): Schema | undefined {
+  const value = schema[keyword];
+  return isObject(value) ? value : undefined;
+}
+
 function resolveRef(root: Schema, schema: Schema): Schema {
   const ref = schema["$ref"];
   if (typeof ref !== "string") return schema;
   const m = /^#\/\$defs\/(.+)$/.exec(ref);
-  const defs = root["$defs"];
-  if (m === null || !isObject(defs as Json)) return {};
-  const target = own(defs as Record<string, Schema>, m[1] ?? "");
-  return target === undefined ? {} : resolveRef(root, target);
+  const defs = schemaAt(root, "$defs");
+  if (m === null || defs === undefined) return {};
+  const target = own(defs, m[1] ?? "");
+  return isObject(target) ? resolveRef(root, target) : {};
 }
 
 function typeOfValue(value: Json): string {
@@ -70,8 +81,8 @@ function isDeferred(value: Json): boolean {
 function describeType(schema: Schema): string {
   const t = schema["type"];
   if (typeof t === "string") return t === "integer" ? "an integer" : `a ${t}`;
-  if (Array.isArray(schema["enum"]))
-    return `one of ${(schema["enum"] as Json[]).map((v) => JSON.stringify(v)).join(", ")}`;
+  const values: unknown = schema["enum"];
+  if (Array.isArray(values)) return `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`;
   return "a valid value";
 }
 
@@ -92,6 +103,80 @@ export interface ValidateOptions {
 
 const LLAMA_STACK: ValidateOptions = { envPlaceholders: true };
 
+/** anyOf / oneOf: valid if one alternative is; else the errors of the one whose type fits. */
+function validateAlternatives(
+  root: Schema,
+  alternatives: readonly Schema[],
+  value: Json,
+  path: (string | number)[],
+  opts: ValidateOptions,
+): SchemaError[] {
+  const results = alternatives.map((alt) => validateNode(root, alt, value, path, opts));
+  if (results.some((r) => r.length === 0)) return [];
+  // Report the alternative whose type fits, if one does; else a type error.
+  const fitting = alternatives.findIndex((alt) => {
+    const t = resolveRef(root, alt)["type"];
+    return typeof t === "string" && typeMatches(t, value);
+  });
+  if (fitting >= 0) return results[fitting] ?? [];
+  const kinds = alternatives
+    .map((a) => describeType(resolveRef(root, a)))
+    .filter((d) => d !== "a null");
+  return [{ path, kind: "invalid", message: `must be ${[...new Set(kinds)].join(" or ")}` }];
+}
+
+/** const, enum and type: what the value must be, if it is not. */
+function kindMessage(schema: Schema, value: Json): string | undefined {
+  if ("const" in schema && JSON.stringify(schema["const"]) !== JSON.stringify(value))
+    return `must be ${JSON.stringify(schema["const"])}`;
+  const values: unknown = schema["enum"];
+  if (Array.isArray(values) && !values.some((e) => JSON.stringify(e) === JSON.stringify(value)))
+    return `must be ${describeType(schema)}`;
+  const type = schema["type"];
+  if (typeof type === "string" && !typeMatches(type, value))
+    return `must be ${describeType(schema)}`;
+  return undefined;
+}
+
+function bound(schema: Schema, keyword: string): number | undefined {
+  const value = schema[keyword];
+  return typeof value === "number" ? value : undefined;
+}
+
+function stringMessages(schema: Schema, value: string): string[] {
+  const out: string[] = [];
+  const [min, max] = [bound(schema, "minLength"), bound(schema, "maxLength")];
+  if (min !== undefined && value.length < min) out.push(`must have at least ${min} characters`);
+  if (max !== undefined && value.length > max) out.push(`must have at most ${max} characters`);
+  const bad = schema["format"] === "uri" ? checkUri(value) : undefined;
+  if (bad !== undefined) out.push(bad);
+  const pattern = schema["pattern"];
+  if (typeof pattern === "string" && !new RegExp(pattern, "u").test(value))
+    out.push(`must match ${pattern}`);
+  return out;
+}
+
+function numberMessages(schema: Schema, value: number): string[] {
+  const out: string[] = [];
+  const min = bound(schema, "minimum");
+  const max = bound(schema, "maximum");
+  const above = bound(schema, "exclusiveMinimum");
+  const below = bound(schema, "exclusiveMaximum");
+  if (min !== undefined && value < min) out.push(`must be at least ${min}`);
+  if (max !== undefined && value > max) out.push(`must be at most ${max}`);
+  if (above !== undefined && value <= above) out.push(`must be greater than ${above}`);
+  if (below !== undefined && value >= below) out.push(`must be less than ${below}`);
+  return out;
+}
+
+function arrayMessages(schema: Schema, value: readonly Json[]): string[] {
+  const out: string[] = [];
+  const [min, max] = [bound(schema, "minItems"), bound(schema, "maxItems")];
+  if (min !== undefined && value.length < min) out.push(`must have at least ${min} items`);
+  if (max !== undefined && value.length > max) out.push(`must have at most ${max} items`);
+  return out;
+}
+
 function validateNode(
   root: Schema,
   rawSchema: Schema,
@@ -102,120 +187,38 @@ function validateNode(
   const schema = resolveRef(root, rawSchema);
   if (schema["x-kubernetes-preserve-unknown-fields"] === true && schema["properties"] === undefined)
     return [];
-  const alternatives = (schema["anyOf"] ?? schema["oneOf"]) as Schema[] | undefined;
-  if (Array.isArray(alternatives)) {
-    const results = alternatives.map((alt) => validateNode(root, alt, value, path, opts));
-    if (results.some((r) => r.length === 0)) return [];
-    // Report the alternative whose type fits, if one does; else a type error.
-    const fitting = alternatives.findIndex((alt) => {
-      const t = resolveRef(root, alt)["type"];
-      return typeof t === "string" && typeMatches(t, value);
-    });
-    if (fitting >= 0) return results[fitting] ?? [];
-    const kinds = alternatives
-      .map((a) => describeType(resolveRef(root, a)))
-      .filter((d) => d !== "a null");
-    return [{ path, kind: "invalid", message: `must be ${[...new Set(kinds)].join(" or ")}` }];
-  }
-  if (Array.isArray(schema["allOf"])) {
-    const parts = (schema["allOf"] as Schema[]).flatMap((s) =>
-      validateNode(root, s, value, path, opts),
-    );
+  const alternatives = schemaList(schema["anyOf"] ?? schema["oneOf"]);
+  if (alternatives !== undefined)
+    return validateAlternatives(root, alternatives, value, path, opts);
+  const allOf = schemaList(schema["allOf"]);
+  if (allOf !== undefined) {
+    const parts = allOf.flatMap((s) => validateNode(root, s, value, path, opts));
     if (parts.length > 0) return parts;
   }
-
   if (opts.envPlaceholders && isDeferred(value)) {
     const t = schema["type"];
     // A placeholder becomes a scalar at startup; it cannot become an object or a list.
-    if (typeof t === "string" && !SCALARS.has(t))
-      return [
-        {
-          path,
-          kind: "invalid",
-          message: `must be ${describeType(schema)}, not an env placeholder`,
-        },
-      ];
-    return [];
+    if (typeof t !== "string" || SCALARS.has(t)) return [];
+    const message = `must be ${describeType(schema)}, not an env placeholder`;
+    return [{ path, kind: "invalid", message }];
   }
-
-  if ("const" in schema && JSON.stringify(schema["const"]) !== JSON.stringify(value)) {
-    return [{ path, kind: "invalid", message: `must be ${JSON.stringify(schema["const"])}` }];
-  }
-  if (
-    Array.isArray(schema["enum"]) &&
-    !(schema["enum"] as Json[]).some((e) => JSON.stringify(e) === JSON.stringify(value))
-  ) {
-    return [{ path, kind: "invalid", message: `must be ${describeType(schema)}` }];
-  }
-  const type = schema["type"];
-  if (typeof type === "string" && !typeMatches(type, value)) {
-    return [{ path, kind: "invalid", message: `must be ${describeType(schema)}` }];
-  }
+  const wrongKind = kindMessage(schema, value);
+  if (wrongKind !== undefined) return [{ path, kind: "invalid", message: wrongKind }];
 
   const errors: SchemaError[] = [];
-  if (typeof value === "string") {
-    if (typeof schema["minLength"] === "number" && value.length < schema["minLength"])
-      errors.push({
-        path,
-        kind: "invalid",
-        message: `must have at least ${schema["minLength"]} characters`,
-      });
-    if (typeof schema["maxLength"] === "number" && value.length > schema["maxLength"])
-      errors.push({
-        path,
-        kind: "invalid",
-        message: `must have at most ${schema["maxLength"]} characters`,
-      });
-    if (schema["format"] === "uri") {
-      const bad = checkUri(value);
-      if (bad !== undefined) errors.push({ path, kind: "invalid", message: bad });
-    }
-  }
-  if (typeof value === "number") {
-    if (typeof schema["minimum"] === "number" && value < schema["minimum"])
-      errors.push({ path, kind: "invalid", message: `must be at least ${schema["minimum"]}` });
-    if (typeof schema["maximum"] === "number" && value > schema["maximum"])
-      errors.push({ path, kind: "invalid", message: `must be at most ${schema["maximum"]}` });
-    if (typeof schema["exclusiveMinimum"] === "number" && value <= schema["exclusiveMinimum"])
-      errors.push({
-        path,
-        kind: "invalid",
-        message: `must be greater than ${schema["exclusiveMinimum"]}`,
-      });
-    if (typeof schema["exclusiveMaximum"] === "number" && value >= schema["exclusiveMaximum"])
-      errors.push({
-        path,
-        kind: "invalid",
-        message: `must be less than ${schema["exclusiveMaximum"]}`,
-      });
-  }
-  if (Array.isArray(value) && schema["items"] !== undefined) {
-    value.forEach((item, i) =>
-      append(errors, validateNode(root, schema["items"] as Schema, item, [...path, i], opts)),
-    );
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema["minItems"] === "number" && value.length < schema["minItems"])
-      errors.push({
-        path,
-        kind: "invalid",
-        message: `must have at least ${schema["minItems"]} items`,
-      });
-    if (typeof schema["maxItems"] === "number" && value.length > schema["maxItems"])
-      errors.push({
-        path,
-        kind: "invalid",
-        message: `must have at most ${schema["maxItems"]} items`,
-      });
-  }
-  if (
-    typeof value === "string" &&
-    typeof schema["pattern"] === "string" &&
-    !new RegExp(schema["pattern"], "u").test(value)
-  ) {
-    errors.push({ path, kind: "invalid", message: `must match ${schema["pattern"]}` });
-  }
-  if (isObject(value)) append(errors, validateObject(root, schema, value, path, opts));
+  const invalid = (messages: string[]) => {
+    for (const message of messages) errors.push({ path, kind: "invalid", message });
+  };
+  if (typeof value === "string") invalid(stringMessages(schema, value));
+  else if (typeof value === "number") invalid(numberMessages(schema, value));
+  else if (Array.isArray(value)) {
+    const items = schemaAt(schema, "items");
+    if (items !== undefined)
+      value.forEach((item, i) =>
+        append(errors, validateNode(root, items, item, [...path, i], opts)),
+      );
+    invalid(arrayMessages(schema, value));
+  } else if (isObject(value)) append(errors, validateObject(root, schema, value, path, opts));
   return errors;
 }
 
@@ -227,19 +230,23 @@ function validateObject(
   opts: ValidateOptions,
 ): SchemaError[] {
   const errors: SchemaError[] = [];
-  const properties = (schema["properties"] ?? {}) as Record<string, Schema>;
+  const properties = schemaAt(schema, "properties") ?? {};
   const additional = schema["additionalProperties"];
-  for (const required of (schema["required"] ?? []) as string[]) {
-    if (!Object.hasOwn(value, required))
-      errors.push({ path: [...path, required], kind: "required", message: "is required" });
+  const required: unknown = schema["required"];
+  for (const name of Array.isArray(required) ? required : []) {
+    if (typeof name === "string" && !Object.hasOwn(value, name))
+      errors.push({ path: [...path, name], kind: "required", message: "is required" });
   }
   for (const [key, child] of Object.entries(value)) {
     if (errors.length >= MAX_ERRORS) break;
     const propSchema = own(properties, key);
     if (propSchema !== undefined) {
-      append(errors, validateNode(root, propSchema, child, [...path, key], opts));
-    } else if (isObject(additional as Json)) {
-      append(errors, validateNode(root, additional as Schema, child, [...path, key], opts));
+      append(
+        errors,
+        validateNode(root, isObject(propSchema) ? propSchema : {}, child, [...path, key], opts),
+      );
+    } else if (isObject(additional)) {
+      append(errors, validateNode(root, additional, child, [...path, key], opts));
     } else if (
       additional !== true &&
       (schema["properties"] !== undefined || additional === false)
@@ -267,5 +274,5 @@ export function validateAgainstSchema(
 
 /** The declared top-level fields of a config schema. */
 export function fieldsOf(schema: JsonSchema): string[] {
-  return Object.keys((schema["properties"] ?? {}) as Record<string, unknown>).sort();
+  return Object.keys(schemaAt(schema, "properties") ?? {}).sort();
 }

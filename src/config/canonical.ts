@@ -3,8 +3,16 @@
 // sorted, except where a fixed order reads better (top level, provider
 // entries); list order is kept, because it means something (the first
 // inference provider, the order of providers).
+//
+// The bytes are those of the yaml package's `stringify` with YAML_OPTIONS. A
+// direct writer produces them for the documents llsd-hook generates (block
+// maps and lists, plain, quoted and literal-block scalars), about twenty times
+// faster; anything outside what it knows to write exactly (an unusual key, a
+// control character, a block scalar that keeps trailing newlines) goes through
+// `stringify` instead. test/unit/config/canonical.test.ts holds the two to the
+// same bytes on generated documents.
 import { createHash } from "node:crypto";
-import { stringify } from "yaml";
+import { Document, stringify } from "yaml";
 import { isObject, type Json, type JsonObject } from "./json.js";
 
 const TOP_LEVEL_ORDER = [
@@ -22,30 +30,6 @@ const TOP_LEVEL_ORDER = [
 ];
 const PROVIDER_ORDER = ["provider_id", "provider_type", "module", "config"];
 
-function ordered(keys: string[], preferred: readonly string[]): string[] {
-  const first = preferred.filter((k) => keys.includes(k));
-  const rest = keys.filter((k) => !preferred.includes(k)).sort();
-  return [...first, ...rest];
-}
-
-function canonicalNode(value: Json, preferred: readonly string[] = []): Json {
-  if (Array.isArray(value)) return value.map((v) => canonicalNode(v));
-  if (!isObject(value)) return value;
-  const out: JsonObject = {};
-  const isProvider = Object.hasOwn(value, "provider_id") && Object.hasOwn(value, "provider_type");
-  for (const key of ordered(Object.keys(value), isProvider ? PROVIDER_ORDER : preferred)) {
-    const child = value[key];
-    if (child === undefined) continue;
-    out[key] = canonicalNode(child);
-  }
-  return out;
-}
-
-/** A canonical copy of a config document. */
-export function canonicalize(config: JsonObject): JsonObject {
-  return canonicalNode(config, TOP_LEVEL_ORDER) as JsonObject;
-}
-
 /** Fixed YAML options: every document llsd-hook writes uses these. */
 export const YAML_OPTIONS = {
   version: "1.1",
@@ -55,10 +39,216 @@ export const YAML_OPTIONS = {
   aliasDuplicateObjects: false,
 } as const;
 
+/** An array index ("0", "7"): JavaScript objects list these keys first, in numeric order. */
+function isIndexKey(key: string): boolean {
+  return /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+}
+
+/**
+ * The keys of `value` in canonical order: `preferred` first, then the others
+ * sorted — after any array-index keys, which a JavaScript object always lists
+ * first (so the order is that of the canonical copy the YAML is written from).
+ */
+export function canonicalKeys(value: JsonObject, preferred: readonly string[] = []): string[] {
+  const keys = Object.keys(value);
+  let indexKeys = 0;
+  while (indexKeys < keys.length && isIndexKey(keys[indexKeys] ?? "")) indexKeys++;
+  const head = isProvider(value) ? PROVIDER_ORDER : preferred;
+  if (indexKeys === 0 && head.length === 0) return keys.sort();
+  const named = indexKeys === 0 ? keys : keys.slice(indexKeys);
+  const first = head.filter((k) => named.includes(k));
+  const rest = named.filter((k) => !head.includes(k)).sort();
+  return [...keys.slice(0, indexKeys), ...first, ...rest];
+}
+
+function isProvider(value: JsonObject): boolean {
+  return Object.hasOwn(value, "provider_id") && Object.hasOwn(value, "provider_type");
+}
+
+function canonicalNode(value: Json, preferred: readonly string[] = []): Json {
+  if (Array.isArray(value)) return value.map((v) => canonicalNode(v));
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const key of canonicalKeys(value, preferred)) {
+    const child = value[key];
+    if (child === undefined) continue;
+    out[key] = canonicalNode(child);
+  }
+  return out;
+}
+
+/** A canonical copy of a config document. */
+export function canonicalize(config: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of canonicalKeys(config, TOP_LEVEL_ORDER)) {
+    const child = config[key];
+    if (child !== undefined) out[key] = canonicalNode(child);
+  }
+  return out;
+}
+
 export function toCanonicalYaml(config: JsonObject): string {
-  return stringify(canonicalize(config), YAML_OPTIONS);
+  return writeCanonicalYaml(config) ?? stringify(canonicalize(config), YAML_OPTIONS);
 }
 
 export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+// ------------------------------------------------------------ the direct writer
+// Each function returns the text the yaml package writes for its part, or
+// undefined for what it does not write exactly. The rules mirror yaml 2.x's
+// stringifyString / stringifyPair / stringifyCollection for YAML_OPTIONS
+// (YAML 1.1, no line folding, block collections, sequences indented).
+
+/** Strings that cannot be plain scalars (yaml's plainString test). */
+const NOT_PLAIN =
+  /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
+/** Characters that force a double-quoted scalar with escapes. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u;
+const DOCUMENT_MARKER = /^(?:%|---|\.\.\.)/m;
+const BLOCK_END_NEWLINES = /(^|(?<!\n))\n+(?!\n|$)/g;
+
+/**
+ * Plain text YAML 1.1 would read as something else (null, a boolean, a number,
+ * a date), from the schema's own tags. Not the merge key `<<`: yaml's merge tag
+ * claims that string and writes it as is.
+ */
+const IMPLICIT_TYPE: RegExp = (() => {
+  const skip = ["tag:yaml.org,2002:str", "tag:yaml.org,2002:merge"];
+  const tests = new Document(null, YAML_OPTIONS).schema.tags.flatMap((tag) =>
+    tag.default && !skip.includes(tag.tag) && tag.test !== undefined ? [tag.test] : [],
+  );
+  if (tests.some((t) => t.flags !== "")) throw new Error("yaml: a tag test with flags");
+  return new RegExp(tests.map((t) => `(?:${t.source})`).join("|"));
+})();
+
+/** The canonical YAML of `doc` from the direct writer; undefined where only yaml writes it exactly. */
+export function writeCanonicalYaml(doc: JsonObject): string | undefined {
+  const keys = canonicalKeys(doc, TOP_LEVEL_ORDER);
+  if (!keys.some((k) => doc[k] !== undefined)) return "{}\n";
+  const body = writeMap(doc, keys, "");
+  return body === undefined ? undefined : `${body}\n`;
+}
+
+/** A non-empty block map whose lines after the first start with `indent`. */
+function writeMap(map: JsonObject, keys: readonly string[], indent: string): string | undefined {
+  const inner = `${indent}  `;
+  let out = "";
+  for (const key of keys) {
+    const value = map[key];
+    if (value === undefined) continue;
+    if (!isPlainKey(key)) return undefined;
+    const text = isCollection(value) ? writeCollection(value, inner) : writeScalar(value, inner);
+    if (text === undefined) return undefined;
+    const sep = isCollection(value) && !isEmpty(value) ? `\n${inner}` : " ";
+    out += `${out === "" ? "" : `\n${indent}`}${key}:${sep}${text}`;
+  }
+  return out;
+}
+
+/** A non-empty block sequence whose lines after the first start with `indent`. */
+function writeSeq(seq: readonly Json[], indent: string): string | undefined {
+  const inner = `${indent}  `;
+  let out = "";
+  for (const item of seq) {
+    if (item === undefined) return undefined;
+    const text = isCollection(item) ? writeCollection(item, inner) : writeScalar(item, inner);
+    if (text === undefined) return undefined;
+    out += `${out === "" ? "" : `\n${indent}`}- ${text}`;
+  }
+  return out;
+}
+
+function isCollection(value: Json): value is Json[] | JsonObject {
+  return typeof value === "object" && value !== null;
+}
+
+function isEmpty(value: Json[] | JsonObject): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  for (const key in value) if (Object.hasOwn(value, key) && value[key] !== undefined) return false;
+  return true;
+}
+
+function writeCollection(value: Json[] | JsonObject, indent: string): string | undefined {
+  if (Array.isArray(value)) return value.length === 0 ? "[]" : writeSeq(value, indent);
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  return isEmpty(value) ? "{}" : writeMap(value, canonicalKeys(value), indent);
+}
+
+/** Keys such as provider_id: none of the tests below but IMPLICIT_TYPE can match them. */
+const SIMPLE_KEY = /^[a-z_][a-z0-9_]*$/;
+
+/** A key written plain, as the yaml package writes it; anything else is left to it. */
+function isPlainKey(key: string): boolean {
+  if (SIMPLE_KEY.test(key))
+    return key !== "__proto__" && key.length <= 1024 && !IMPLICIT_TYPE.test(key);
+  return (
+    key !== "" &&
+    key !== "__proto__" &&
+    key.length <= 1024 &&
+    !key.includes("\n") &&
+    !NOT_PLAIN.test(key) &&
+    !CONTROL.test(key) &&
+    !DOCUMENT_MARKER.test(key) &&
+    !IMPLICIT_TYPE.test(key)
+  );
+}
+
+/** A scalar value; `indent` starts the lines of a literal block. */
+function writeScalar(value: Json, indent: string): string | undefined {
+  if (value === null) return "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number") return writeNumber(value);
+  if (typeof value !== "string" || CONTROL.test(value)) return undefined;
+  if (value.includes("\n")) return writeLiteralBlock(value, indent);
+  if (NOT_PLAIN.test(value) || IMPLICIT_TYPE.test(value)) return writeQuoted(value);
+  return value;
+}
+
+function writeNumber(value: number): string {
+  if (!Number.isFinite(value)) return Number.isNaN(value) ? ".nan" : value < 0 ? "-.inf" : ".inf";
+  return Object.is(value, -0) ? "-0" : JSON.stringify(value);
+}
+
+/** One line, quoted: single quotes when it holds `"` and no `'`, else JSON's double quotes. */
+function writeQuoted(value: string): string {
+  const hasDouble = value.includes('"');
+  const hasSingle = value.includes("'");
+  return hasDouble && !hasSingle ? `'${value}'` : JSON.stringify(value);
+}
+
+/** A multi-line string as a literal block (`|` clip or `|-` strip), as yaml's blockString. */
+function writeLiteralBlock(text: string, indent: string): string | undefined {
+  if (/\n[\t ]+$/.test(text)) return undefined; // written quoted over several lines
+  let endStart = text.length;
+  while (endStart > 0 && "\n\t ".includes(text[endStart - 1] ?? "")) endStart--;
+  let end = text.substring(endStart);
+  const endNewline = end.indexOf("\n");
+  // Keep chomping (`|+`) changes how the next line is written: left to yaml.
+  if (endNewline !== -1 && (text === end || endNewline !== end.length - 1)) return undefined;
+  const chomp = endNewline === -1 ? "-" : "";
+  let value = text;
+  if (end !== "") {
+    value = value.slice(0, -end.length);
+    if (end.endsWith("\n")) end = end.slice(0, -1);
+    end = end.replace(BLOCK_END_NEWLINES, `$&${indent}`);
+  }
+  let startWithSpace = false;
+  let startEnd = 0;
+  let startNewline = -1;
+  for (; startEnd < value.length; ++startEnd) {
+    const ch = value[startEnd];
+    if (ch === " ") startWithSpace = true;
+    else if (ch === "\n") startNewline = startEnd;
+    else break;
+  }
+  let start = value.substring(0, startNewline < startEnd ? startNewline + 1 : startEnd);
+  if (start !== "") {
+    value = value.substring(start.length);
+    start = start.replace(/\n+/g, `$&${indent}`);
+  }
+  const header = (startWithSpace ? "2" : "") + chomp;
+  return `|${header}\n${indent}${start}${value.replace(/\n+/g, `$&${indent}`)}${end}`;
 }

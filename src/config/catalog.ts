@@ -1,7 +1,7 @@
 // What llsd-hook knows about Llama Stack: per release, the providers and their
 // config schemas, the APIs, and each distribution's own config.yaml — all
 // extracted from the published packages into configs/ — plus the hand-kept
-// distribution images. Loaded once at the edge (src/server/catalog.ts) and
+// distribution images. Loaded once at the edge (src/edge/load-catalog.ts) and
 // passed into the pure core.
 import type { Json, JsonObject } from "./json.js";
 

@@ -5,7 +5,7 @@
 import type { Distribution } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Result } from "../problems.js";
-import type { Catalog } from "./catalog.js";
+import type { Catalog, ImagePin } from "./catalog.js";
 import { own } from "./json.js";
 
 export interface ResolvedDistribution {
@@ -45,6 +45,44 @@ const RETIRED: Readonly<Record<string, { last: string; replacement: string }>> =
   },
 };
 
+function fail(reason: Reason, path: string, detail: string): Result<ResolvedDistribution> {
+  return { ok: false, problems: [problem(reason, path, detail)], warnings: [] };
+}
+
+/** The release a spec runs, or why it cannot run one; `from` says where it was read. */
+function pickRelease(
+  dist: Distribution,
+  name: string,
+  images: Readonly<Record<string, ImagePin>>,
+  recorded: RecordedRelease | undefined,
+  shipped: readonly string[],
+): { release: string; from: string } | Result<ResolvedDistribution> {
+  const retired = own(RETIRED, name);
+  if (dist.release === undefined && recorded !== undefined) {
+    if (own(images, recorded.release) === undefined)
+      return fail(
+        Reason.UnsupportedRelease,
+        "spec.distribution.release",
+        msg.recordedReleaseUnsupported(name, recorded.release, recorded.from, shipped),
+      );
+    return { release: recorded.release, from: recorded.from };
+  }
+  const release = dist.release ?? shipped[0];
+  if (release !== undefined && own(images, release) !== undefined)
+    return { release, from: "spec.distribution.release" };
+  return retired !== undefined && release !== undefined
+    ? fail(
+        Reason.UnsupportedRelease,
+        "spec.distribution.release",
+        msg.retiredDistribution(name, retired.last, retired.replacement),
+      )
+    : fail(
+        Reason.UnsupportedRelease,
+        "spec.distribution.release",
+        msg.releaseWithoutDistribution(name, release ?? "", shipped),
+      );
+}
+
 export function resolveDistribution(
   dist: Distribution,
   catalog: Catalog,
@@ -58,61 +96,27 @@ export function resolveDistribution(
     };
   const name = dist.name ?? "";
   const images = own(catalog.images, name);
-  const retired = own(RETIRED, name);
-  const fail = (reason: Reason, path: string, detail: string): Result<ResolvedDistribution> => ({
-    ok: false,
-    problems: [problem(reason, path, detail)],
-    warnings: [],
-  });
   if (images === undefined) {
-    return retired !== undefined
-      ? fail(
-          Reason.UnknownDistribution,
-          "spec.distribution.name",
-          msg.retiredDistribution(name, retired.last, retired.replacement),
-        )
-      : fail(
-          Reason.UnknownDistribution,
-          "spec.distribution.name",
-          msg.unknownDistribution(name, Object.keys(catalog.images).sort()),
-        );
+    const retired = own(RETIRED, name);
+    const detail =
+      retired !== undefined
+        ? msg.retiredDistribution(name, retired.last, retired.replacement)
+        : msg.unknownDistribution(name, Object.keys(catalog.images).sort());
+    return fail(Reason.UnknownDistribution, "spec.distribution.name", detail);
   }
   const shipped = catalog.releases.filter((r) => own(images, r) !== undefined);
-  const newest = shipped[0];
-  let release = dist.release;
-  let from = "spec.distribution.release";
-  if (release === undefined && recorded !== undefined) {
-    if (own(images, recorded.release) === undefined)
-      return fail(
-        Reason.UnsupportedRelease,
-        "spec.distribution.release",
-        msg.recordedReleaseUnsupported(name, recorded.release, recorded.from, shipped),
-      );
-    release = recorded.release;
-    from = recorded.from;
-  }
-  release ??= newest;
-  const pin = release === undefined ? undefined : own(images, release);
-  if (release === undefined || pin === undefined) {
-    return retired !== undefined && release !== undefined
-      ? fail(
-          Reason.UnsupportedRelease,
-          "spec.distribution.release",
-          msg.retiredDistribution(name, retired.last, retired.replacement),
-        )
-      : fail(
-          Reason.UnsupportedRelease,
-          "spec.distribution.release",
-          msg.releaseWithoutDistribution(name, release ?? "", shipped),
-        );
-  }
-  if (pin.image === undefined)
+  const picked = pickRelease(dist, name, images, recorded, shipped);
+  if ("ok" in picked) return picked;
+  const { release, from } = picked;
+  const pin = own(images, release);
+  if (pin?.image === undefined)
     return fail(Reason.NoImage, "spec.distribution.name", msg.noPublishedImage(name, release));
   const warnings = [];
   if (pin.retired !== undefined)
     warnings.push(
       problem(Reason.RetiredImage, "spec.distribution", msg.retiredImage(pin.image, pin.retired)),
     );
+  const newest = shipped[0];
   if (dist.release === undefined && newest !== undefined && release !== newest)
     warnings.push(
       problem(

@@ -15,7 +15,7 @@ export interface Placeholder {
 export function placeholdersIn(text: string): Placeholder[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => ({
     name: m[1] ?? "",
-    operator: (m[2] ?? "") as Placeholder["operator"],
+    operator: m[2] === "=" || m[2] === "+" ? m[2] : "",
     argument: m[3] ?? "",
   }));
 }
@@ -39,18 +39,37 @@ export function conditionalId(providerId: string): { id: string; envVar: string 
   return { id: m[2] ?? "", envVar: m[1] ?? "" };
 }
 
-/** Every bare `${env.X}` in a document, with where it is. */
+/** Every bare `${env.X}` in a document, with where it is, in document order. */
 export function barePlaceholders(
   doc: Json,
-  path: (string | number)[] = [],
+  path: readonly (string | number)[] = [],
 ): { name: string; path: (string | number)[] }[] {
-  if (typeof doc === "string") {
-    return placeholdersIn(doc)
-      .filter((p) => p.operator === "")
-      .map((p) => ({ name: p.name, path }));
+  const found: { name: string; path: (string | number)[] }[] = [];
+  collectBare(doc, [...path], found);
+  return found;
+}
+
+/** Walks `node` at `path` (a stack it restores), appending each bare placeholder to `found`. */
+function collectBare(
+  node: Json,
+  path: (string | number)[],
+  found: { name: string; path: (string | number)[] }[],
+): void {
+  if (typeof node === "string") {
+    if (!node.includes("${env.")) return;
+    for (const m of node.matchAll(PLACEHOLDER))
+      if (m[2] === undefined) found.push({ name: m[1] ?? "", path: [...path] });
+  } else if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      path.push(i);
+      collectBare(node[i] ?? null, path, found);
+      path.pop();
+    }
+  } else if (isObject(node)) {
+    for (const key of Object.keys(node)) {
+      path.push(key);
+      collectBare(node[key] ?? null, path, found);
+      path.pop();
+    }
   }
-  if (Array.isArray(doc)) return doc.flatMap((v, i) => barePlaceholders(v, [...path, i]));
-  if (isObject(doc))
-    return Object.entries(doc).flatMap(([k, v]) => barePlaceholders(v, [...path, k]));
-  return [];
 }

@@ -1,28 +1,41 @@
 // The config generator: a spec and the catalog in, the complete config.yaml
 // (canonical bytes and hash) and the secret env vars out — or every problem
 // found, each with its field path and fix. Pure: no I/O, no clock.
+//
+// The distribution's config of the release is parsed once (model.ts); each
+// stage below returns a new StackConfig, in the order README "How the config
+// is generated" lists them, and the result is written as canonical YAML.
 import { apiOfSpecKey } from "../api/llama-apis.js";
 import type { Spec } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem, type Result } from "../problems.js";
-import type { Catalog, ReleaseData } from "./catalog.js";
+import type { Catalog } from "./catalog.js";
 import { sha256Hex, toCanonicalYaml } from "./canonical.js";
-import { applyRemovals } from "./disable.js";
+import { withoutDisabled, type RemovalInput } from "./disable.js";
 import type { ResolvedDistribution } from "./distribution.js";
-import { clone, isObject, type JsonObject } from "./json.js";
+import { own, type JsonObject } from "./json.js";
+import {
+  baseConfigOf,
+  countProviders,
+  countResources,
+  isApi,
+  toDocument,
+  type StackConfig,
+} from "./model.js";
 import {
   declareProviders,
-  overlayProviders,
+  defaultProviderId,
+  finalConfigOf,
   validateProviderConfig,
-  effectiveId,
+  withProviders,
 } from "./providers.js";
-import { applyResources, countResources } from "./resources.js";
+import { withResources } from "./resources.js";
 import { RUNTIME_ENV_NAMES } from "./runtime.js";
-import { findCollisions, type SecretBinding } from "./secrets.js";
+import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
-import { hasStrictTls } from "./server.js";
+import { withServer } from "./server.js";
 import { checkConfigSize } from "../children/budget.js";
-import { applyStorage } from "./storage.js";
+import { withStorage } from "./storage.js";
 
 export interface GenerateInput {
   spec: Spec;
@@ -46,20 +59,10 @@ export interface GeneratedConfig {
   resourceCount: number;
 }
 
-function countProviders(config: JsonObject): number {
-  const providers = config["providers"];
-  if (!isObject(providers)) return 0;
-  return Object.values(providers).reduce<number>(
-    (n, l) => n + (Array.isArray(l) ? l.length : 0),
-    0,
-  );
-}
-
+/** A provider id both declared under spec.providers and listed in spec.disabledProviders. */
 function conflictingProviders(spec: Spec): Problem[] {
   const declaredIds = new Set(
-    Object.values(spec.providers ?? {}).flatMap((list) =>
-      (list ?? []).map((p) => p.id ?? p.provider.replace(/^(remote|inline)::/, "")),
-    ),
+    Object.values(spec.providers ?? {}).flatMap((list) => (list ?? []).map(defaultProviderId)),
   );
   return (spec.disabledProviders ?? []).flatMap((id, i) =>
     declaredIds.has(id)
@@ -74,109 +77,99 @@ function conflictingProviders(spec: Spec): Problem[] {
   );
 }
 
-export function generateConfig(input: GenerateInput): Result<GeneratedConfig> {
-  const { spec, catalog } = input;
-  const { name: distribution, release: releaseName } = input.distribution;
-  const release = catalog.byRelease[releaseName] as ReleaseData;
-  const base = release.baseConfigs[distribution];
-  if (base === undefined) {
-    const p = problem(
-      Reason.UnknownDistribution,
-      "spec.distribution.name",
-      msg.unknownDistribution(distribution, Object.keys(release.baseConfigs).sort()),
-    );
-    return { ok: false, problems: [p], warnings: [] };
-  }
-  const config = clone(base);
+function removalInput(spec: Spec, distribution: string): RemovalInput {
+  return {
+    disabledApis: (spec.disabled ?? []).flatMap((key, index) => {
+      const api = apiOfSpecKey(key);
+      return isApi(api) ? [{ api, index }] : [];
+    }),
+    disabledProviders: (spec.disabledProviders ?? []).map((id, index) => ({ id, index })),
+    distribution,
+  };
+}
+
+interface Built {
+  config: StackConfig;
+  problems: Problem[];
+  warnings: Problem[];
+  /** Every secret reference, in spec order (duplicates included, for findCollisions). */
+  secrets: SecretBinding[];
+  /** Env var names the container will have. */
+  containerEnv: ReadonlySet<string>;
+}
+
+/** The config the spec asks for, with the problems, warnings and secrets found on the way. */
+function buildConfig(input: GenerateInput, base: StackConfig): Built {
+  const { spec, distribution } = input;
   const problems: Problem[] = [...conflictingProviders(spec)];
   const warnings: Problem[] = [];
-
-  // Providers: resolve, overlay on the base by id, keep `apis` in step.
-  const declared = declareProviders(spec.providers, release);
+  const declared = declareProviders(spec.providers, base.dialect);
   problems.push(...declared.problems);
   warnings.push(...declared.warnings);
-  const baseProviders = (isObject(config["providers"]) ? config["providers"] : {}) as Record<
-    string,
-    JsonObject[]
-  >;
-  config["providers"] = overlayProviders(baseProviders, declared.declared);
-  const apis = new Set(
-    Array.isArray(config["apis"]) ? config["apis"].filter((a) => typeof a === "string") : [],
-  );
-  for (const d of declared.declared) apis.add(d.api);
-  config["apis"] = [...apis].sort();
 
-  // Disabled APIs and providers, with everything that points at them.
-  const removal = applyRemovals(
-    config,
-    {
-      disabledApis: (spec.disabled ?? []).map((key, index) => ({ api: apiOfSpecKey(key), index })),
-      disabledProviders: (spec.disabledProviders ?? []).map((id, index) => ({ id, index })),
-      distribution,
-    },
-    release,
+  const removal = withoutDisabled(
+    withProviders(base, declared.declared),
+    removalInput(spec, distribution.name),
   );
   problems.push(...removal.problems);
   warnings.push(...removal.warnings);
+  for (const d of declared.declared)
+    problems.push(...validateProviderConfig(d, finalConfigOf(removal.config, d)));
 
-  // Each declared provider's final config against its schema.
-  const finalProviders = config["providers"] as Record<string, JsonObject[]>;
-  for (const d of declared.declared) {
-    const entry = (finalProviders[d.api] ?? []).find((e) => effectiveId(e["provider_id"]) === d.id);
-    const finalConfig = entry !== undefined && isObject(entry["config"]) ? entry["config"] : {};
-    problems.push(...validateProviderConfig(d, finalConfig));
-  }
-
-  const storage = applyStorage(config, spec.storage, release, distribution);
+  const storage = withStorage(removal.config, spec.storage, distribution.name);
   problems.push(...storage.problems);
-
-  const secretEnv = [...declared.declared.flatMap((d) => d.secrets), ...storage.secrets];
-  problems.push(...findCollisions(secretEnv));
+  const secrets = [...declared.declared.flatMap((d) => d.secrets), ...storage.secrets];
+  problems.push(...findCollisions(secrets));
   const containerEnv = new Set([
     ...RUNTIME_ENV_NAMES,
-    ...secretEnv.map((s) => s.name),
+    ...secrets.map((s) => s.name),
     ...input.userEnvNames,
   ]);
 
+  let config = storage.config;
   if (declared.problems.length === 0) {
-    problems.push(
-      ...applyResources(config, spec.resources, release, {
-        declared: declared.declared,
-        containerEnv,
-        distribution,
-      }),
+    const ctx = { declared: declared.declared, containerEnv, distribution: distribution.name };
+    const resources = withResources(config, spec.resources, ctx);
+    problems.push(...resources.problems);
+    config = resources.config;
+  }
+  config = withServer(config, input.port, input.server);
+  return { config, problems, warnings, secrets, containerEnv };
+}
+
+export function generateConfig(input: GenerateInput): Result<GeneratedConfig> {
+  const { name, release } = input.distribution;
+  const data = own(input.catalog.byRelease, release);
+  // The distribution was resolved against this catalog: a release it lacks is a fault of ours.
+  if (data === undefined) throw new Error(`the catalog has no release ${release}`);
+  const base = baseConfigOf(data, name);
+  if (base === undefined) {
+    const known = Object.keys(data.baseConfigs).sort();
+    const p = problem(
+      Reason.UnknownDistribution,
+      "spec.distribution.name",
+      msg.unknownDistribution(name, known),
     );
+    return { ok: false, problems: [p], warnings: [] };
   }
-
-  if (input.port !== undefined || input.server !== undefined) {
-    const server = (
-      isObject(config["server"]) ? config["server"] : (config["server"] = {})
-    ) as JsonObject;
-    if (input.port !== undefined) server["port"] = input.port;
-    Object.assign(server, clone(input.server ?? {}));
-  }
-  // OGX 1.2+ refuses to start without TLS unless told otherwise (README "Releases").
-  if (hasStrictTls(release) && input.server?.["tls_certfile"] === undefined) {
-    const server = (
-      isObject(config["server"]) ? config["server"] : (config["server"] = {})
-    ) as JsonObject;
-    server["insecure"] = true;
-  }
-
-  problems.push(...checkStartupEnv(config, containerEnv, () => "spec.workload.overrides.env"));
-
+  const built = buildConfig(input, base);
+  const { config, warnings } = built;
+  const doc = toDocument(config);
+  const problems = [
+    ...built.problems,
+    ...checkStartupEnv(doc, built.containerEnv, () => "spec.workload.overrides.env"),
+  ];
   if (problems.length > 0) return { ok: false, problems, warnings };
-  const configYaml = toCanonicalYaml(config);
-  const tooLarge = checkConfigSize(configYaml, config);
+  const configYaml = toCanonicalYaml(doc);
+  const tooLarge = checkConfigSize(configYaml, doc);
   if (tooLarge !== undefined) return { ok: false, problems: [tooLarge], warnings };
-  const unique = new Map(secretEnv.map((s) => [s.name, s]));
   return {
     ok: true,
     warnings,
     value: {
       configYaml,
       configHash: sha256Hex(configYaml),
-      secretEnv: [...unique.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      secretEnv: secretEnvOf(built.secrets),
       providerCount: countProviders(config),
       resourceCount: countResources(config),
     },

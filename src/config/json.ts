@@ -55,8 +55,6 @@ export function formatPath(segments: readonly (string | number)[]): string {
 export function stableStringify(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    );
+    return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 }

@@ -1,21 +1,22 @@
-// Providers (SPEC §4.2–4.4): resolve each spec entry's type against the
+// Providers (README "Providers"): resolve each spec entry's type against the
 // release's registry, map endpoint/apiKey/secretRefs/settings to config fields
 // using the provider's exported schema, and overlay the result on the base
-// config by provider id.
-import { REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
-import { isOgx } from "./runtime.js";
-import type { ProviderEntry, Providers } from "../api/schema.js";
+// config by provider id (docs/adr/0001-overlay-merge.md).
+import { apiOfSpecKey, REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
+import type { ProviderEntry, Providers, SecretRef } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import type { ProviderTypeInfo, ReleaseData } from "./catalog.js";
+import type { ProviderTypeInfo } from "./catalog.js";
+import type { Dialect } from "./dialect.js";
 import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";
 import { clone, deepMerge, isObject, own, type Json, type JsonObject } from "./json.js";
 import { fieldsOf, validateAgainstSchema } from "../jsonschema.js";
+import { isApi, type Api, type Provider, type StackConfig } from "./model.js";
 import { providerEnvName, type SecretBinding } from "./secrets.js";
 
 /** A provider the spec declares, resolved against the release. */
 export interface DeclaredProvider {
-  api: string;
+  api: Api;
   specKey: string;
   index: number;
   /** spec.providers.<key>[<index>] */
@@ -30,11 +31,6 @@ export interface DeclaredProvider {
   secrets: SecretBinding[];
 }
 
-export interface ProviderEntryDoc extends JsonObject {
-  provider_id: string;
-  provider_type: string;
-}
-
 /** Why an API is missing from a release: renamed, removed, or added later. */
 const API_HINTS: Record<string, string> = {
   agents: "renamed responses in 0.7",
@@ -45,14 +41,20 @@ const API_HINTS: Record<string, string> = {
   container_runtime: "added in OGX 1.2.0",
 };
 
+/** `remote::vllm` → `vllm`. */
 function shortName(type: string): string {
   return type.replace(/^(remote|inline)::/, "");
+}
+
+/** A spec entry's provider_id: its id, else its provider's name (vllm for remote::vllm). */
+export function defaultProviderId(entry: Pick<ProviderEntry, "id" | "provider">): string {
+  return entry.id ?? shortName(entry.provider);
 }
 
 /** `vllm` → remote::vllm if the registry has it, else inline::vllm; a qualified type as is. */
 export function resolveProviderType(
   provider: string,
-  registry: Record<string, ProviderTypeInfo>,
+  registry: Readonly<Record<string, ProviderTypeInfo>>,
 ): string | undefined {
   if (provider.includes("::")) return Object.hasOwn(registry, provider) ? provider : undefined;
   for (const prefix of ["remote::", "inline::"]) {
@@ -94,10 +96,82 @@ function isLiteralSecret(value: Json): boolean {
   return true;
 }
 
+/** One spec entry being mapped: the config fields it sets, where each came from, its secrets. */
+interface Mapping {
+  readonly config: JsonObject;
+  /** config field → the spec field that set it. */
+  readonly origins: Record<string, string>;
+  readonly secrets: SecretBinding[];
+  readonly problems: Problem[];
+  set(field: string, value: Json, origin: string): void;
+  /** `field` reads `${env.NAME}` (NAME from `envField`), set from the Secret key `ref` names. */
+  setSecret(field: string, envField: string, ref: SecretRef, path: string): void;
+}
+
+function newMapping(envName: (field: string) => string): Mapping {
+  const m: Mapping = {
+    config: {},
+    origins: {},
+    secrets: [],
+    problems: [],
+    set(field, value, origin) {
+      const prior = own(m.origins, field);
+      if (prior !== undefined) {
+        m.problems.push(
+          problem(Reason.FieldMappingFailed, origin, msg.fieldSetTwice(field, prior)),
+        );
+        return;
+      }
+      m.config[field] = value;
+      m.origins[field] = origin;
+    },
+    setSecret(field, envField, ref, path) {
+      const name = envName(envField);
+      m.set(field, envRef(name), path);
+      m.secrets.push({
+        name,
+        secretName: ref.secretKeyRef.name,
+        key: ref.secretKeyRef.key,
+        specPath: `${path}.secretKeyRef`,
+      });
+    },
+  };
+  return m;
+}
+
+function mapEndpoint(
+  m: Mapping,
+  endpoint: string,
+  path: string,
+  type: string,
+  info: ProviderTypeInfo,
+) {
+  const [field, ...others] = info.urlFields;
+  if (field !== undefined && others.length === 0) m.set(field, endpoint, path);
+  else if (field === undefined)
+    m.problems.push(problem(Reason.FieldMappingFailed, path, msg.noUrlField(type)));
+  else
+    m.problems.push(
+      problem(Reason.FieldMappingFailed, path, msg.manyUrlFields(type, info.urlFields)),
+    );
+}
+
+function mapApiKey(m: Mapping, ref: SecretRef, path: string, type: string, info: ProviderTypeInfo) {
+  const targets = apiKeyTargets(info);
+  const [field, ...others] = targets;
+  if (field !== undefined && others.length === 0) m.setSecret(field, "API_KEY", ref, path);
+  else if (field === undefined)
+    m.problems.push(problem(Reason.FieldMappingFailed, path, msg.noCredentialField(type)));
+  else
+    m.problems.push(
+      problem(Reason.FieldMappingFailed, path, msg.manyCredentialFields(type, targets)),
+    );
+}
+
 function mapEntry(
   entry: ProviderEntry,
   ctx: {
-    api: string;
+    api: Api;
     specKey: string;
     index: number;
     single: boolean;
@@ -107,208 +181,166 @@ function mapEntry(
 ): { provider: DeclaredProvider; problems: Problem[] } {
   const { api, specKey, index, type, info } = ctx;
   const specPath = `spec.providers.${specKey}[${index}]`;
-  const id = entry.id ?? shortName(type);
-  const problems: Problem[] = [];
-  const config: JsonObject = {};
-  const origins: Record<string, string> = {};
-  const secrets: SecretBinding[] = [];
+  const id = defaultProviderId(entry);
+  const m = newMapping((field) => providerEnvName(api, ctx.single ? undefined : id, field));
+  if (entry.endpoint !== undefined)
+    mapEndpoint(m, entry.endpoint, `${specPath}.endpoint`, type, info);
+  if (entry.apiKey !== undefined) mapApiKey(m, entry.apiKey, `${specPath}.apiKey`, type, info);
   const fields = fieldsOf(info.configSchema);
-  const envName = (field: string) => providerEnvName(api, ctx.single ? undefined : id, field);
-
-  const set = (field: string, value: Json, origin: string) => {
-    const prior = own(origins, field);
-    if (prior !== undefined) {
-      problems.push(problem(Reason.FieldMappingFailed, origin, msg.fieldSetTwice(field, prior)));
-      return;
-    }
-    config[field] = value;
-    origins[field] = origin;
-  };
-
-  if (entry.endpoint !== undefined) {
-    const path = `${specPath}.endpoint`;
-    if (info.urlFields.length === 1) set(info.urlFields[0] ?? "", entry.endpoint, path);
-    else if (info.urlFields.length === 0)
-      problems.push(problem(Reason.FieldMappingFailed, path, msg.noUrlField(type)));
-    else
-      problems.push(
-        problem(Reason.FieldMappingFailed, path, msg.manyUrlFields(type, info.urlFields)),
-      );
-  }
-  if (entry.apiKey !== undefined) {
-    const path = `${specPath}.apiKey`;
-    const targets = apiKeyTargets(info);
-    if (targets.length === 1) {
-      const field = targets[0] ?? "";
-      const name = envName("API_KEY");
-      set(field, envRef(name), path);
-      secrets.push({
-        name,
-        secretName: entry.apiKey.secretKeyRef.name,
-        key: entry.apiKey.secretKeyRef.key,
-        specPath: `${path}.secretKeyRef`,
-      });
-    } else if (targets.length === 0)
-      problems.push(problem(Reason.FieldMappingFailed, path, msg.noCredentialField(type)));
-    else
-      problems.push(
-        problem(Reason.FieldMappingFailed, path, msg.manyCredentialFields(type, targets)),
-      );
-  }
   for (const field of Object.keys(entry.secretRefs ?? {}).sort()) {
     const ref = own(entry.secretRefs, field);
     if (ref === undefined) continue;
     const path = `${specPath}.secretRefs.${field}`;
-    if (!fields.includes(field)) {
-      problems.push(
+    if (fields.includes(field)) m.setSecret(field, field, ref, path);
+    else
+      m.problems.push(
         problem(Reason.InvalidProviderConfig, path, msg.unknownConfigField(field, type, fields)),
       );
-      continue;
-    }
-    const name = envName(field);
-    set(field, envRef(name), path);
-    secrets.push({
-      name,
-      secretName: ref.secretKeyRef.name,
-      key: ref.secretKeyRef.key,
-      specPath: `${path}.secretKeyRef`,
-    });
   }
   for (const field of Object.keys(entry.settings ?? {}).sort()) {
     const value = (own(entry.settings, field) ?? null) as Json;
     const path = `${specPath}.settings.${field}`;
-    if (info.credentialFields.includes(field) && isLiteralSecret(value)) {
-      problems.push(problem(Reason.SecretInSettings, path, msg.secretInSettings(field)));
-      continue;
-    }
-    set(field, clone(value), `${specPath}.settings`);
+    if (info.credentialFields.includes(field) && isLiteralSecret(value))
+      m.problems.push(problem(Reason.SecretInSettings, path, msg.secretInSettings(field)));
+    else m.set(field, clone(value), `${specPath}.settings`);
   }
+  const { config, origins, secrets, problems } = m;
   return {
     provider: { api, specKey, index, specPath, id, type, info, config, origins, secrets },
     problems,
   };
 }
 
+function unknownApi(specKey: string, dialect: Dialect): Problem {
+  const api = apiOfSpecKey(specKey);
+  const removedIn = own(REMOVED_APIS, api);
+  const path = `spec.providers.${specKey}`;
+  if (removedIn !== undefined && dialect.ogx)
+    return problem(Reason.RemovedApi, path, msg.removedApi(api, dialect.release, removedIn));
+  const valid = dialect.providableApis.map(specKeyOf);
+  return problem(
+    Reason.UnknownApi,
+    path,
+    msg.unknownApi(specKey, dialect.release, valid, own(API_HINTS, api)),
+  );
+}
+
+interface Declared {
+  declared: DeclaredProvider[];
+  problems: Problem[];
+  warnings: Problem[];
+}
+
+/** One spec entry: its type resolved and its fields mapped, or why it cannot be. */
+function declareEntry(
+  out: Declared,
+  entry: ProviderEntry,
+  at: { api: Api; specKey: string; index: number; single: boolean },
+  dialect: Dialect,
+): void {
+  const registry = dialect.providerTypes(at.api);
+  const type = resolveProviderType(entry.provider, registry);
+  const path = `spec.providers.${at.specKey}[${at.index}].provider`;
+  const info = type === undefined ? undefined : own(registry, type);
+  if (type === undefined || info === undefined) {
+    const valid = Object.keys(registry).sort();
+    out.problems.push(
+      problem(
+        Reason.UnknownProviderType,
+        path,
+        msg.unknownProviderType(entry.provider, at.specKey, dialect.release, valid),
+      ),
+    );
+    return;
+  }
+  const deprecated = (text: string) =>
+    problem(
+      Reason.DeprecatedProviderType,
+      path,
+      msg.deprecatedProviderType(type, dialect.release, text),
+    );
+  if (info.deprecationError !== null) {
+    out.problems.push(deprecated(info.deprecationError));
+    return;
+  }
+  if (info.deprecationWarning !== null) out.warnings.push(deprecated(info.deprecationWarning));
+  const mapped = mapEntry(entry, { ...at, type, info });
+  out.declared.push(mapped.provider);
+  out.problems.push(...mapped.problems);
+}
+
 /** Resolves every provider the spec declares; problems for what cannot be resolved. */
-export function declareProviders(
-  providers: Providers | undefined,
-  release: ReleaseData,
-): { declared: DeclaredProvider[]; problems: Problem[]; warnings: Problem[] } {
-  const declared: DeclaredProvider[] = [];
-  const problems: Problem[] = [];
-  const warnings: Problem[] = [];
-  const validApis = release.apis.providable.map(specKeyOf);
+export function declareProviders(providers: Providers | undefined, dialect: Dialect): Declared {
+  const out: Declared = { declared: [], problems: [], warnings: [] };
   for (const specKey of Object.keys(providers ?? {}).sort()) {
     const entries = own(providers, specKey);
     if (entries === undefined) continue;
-    const api = release.apis.providable.find((a) => specKeyOf(a) === specKey);
-    if (api === undefined) {
-      const snake = specKey.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-      const removedIn = own(REMOVED_APIS, snake);
-      problems.push(
-        removedIn !== undefined && isOgx(release.release)
-          ? problem(
-              Reason.RemovedApi,
-              `spec.providers.${specKey}`,
-              msg.removedApi(snake, release.release, removedIn),
-            )
-          : problem(
-              Reason.UnknownApi,
-              `spec.providers.${specKey}`,
-              msg.unknownApi(specKey, release.release, validApis, own(API_HINTS, snake)),
-            ),
-      );
+    const api = dialect.providableApis.find((a) => specKeyOf(a) === specKey);
+    if (api === undefined || !isApi(api)) {
+      out.problems.push(unknownApi(specKey, dialect));
       continue;
     }
-    const registry = own(release.providers, api) ?? {};
-    entries.forEach((entry, index) => {
-      const type = resolveProviderType(entry.provider, registry);
-      const path = `spec.providers.${specKey}[${index}].provider`;
-      if (type === undefined) {
-        const valid = Object.keys(registry).sort();
-        problems.push(
-          problem(
-            Reason.UnknownProviderType,
-            path,
-            msg.unknownProviderType(entry.provider, specKey, release.release, valid),
-          ),
-        );
-        return;
-      }
-      const info = registry[type] as ProviderTypeInfo;
-      if (info.deprecationError !== null) {
-        problems.push(
-          problem(
-            Reason.DeprecatedProviderType,
-            path,
-            msg.deprecatedProviderType(type, release.release, info.deprecationError),
-          ),
-        );
-        return;
-      }
-      if (info.deprecationWarning !== null) {
-        warnings.push(
-          problem(
-            Reason.DeprecatedProviderType,
-            path,
-            msg.deprecatedProviderType(type, release.release, info.deprecationWarning),
-          ),
-        );
-      }
-      const mapped = mapEntry(entry, {
-        api,
-        specKey,
-        index,
-        single: entries.length === 1,
-        type,
-        info,
-      });
-      declared.push(mapped.provider);
-      problems.push(...mapped.problems);
-    });
+    const single = entries.length === 1;
+    entries.forEach((entry, index) =>
+      declareEntry(out, entry, { api, specKey, index, single }, dialect),
+    );
   }
-  return { declared, problems, warnings };
+  return out;
 }
 
-function entryFor(declared: DeclaredProvider, base: JsonObject | undefined): ProviderEntryDoc {
-  const sameType = base !== undefined && base["provider_type"] === declared.type;
-  const baseConfig = sameType && isObject(base["config"]) ? base["config"] : {};
-  const config = deepMerge(baseConfig, declared.config) as JsonObject;
-  const rest: JsonObject = sameType ? clone(base) : {};
-  delete rest["config"];
+/** The base entry `declared` replaces (undefined: it is new), merged with it if of the same type. */
+function overlayEntry(declared: DeclaredProvider, base: Provider | undefined): Provider {
+  const sameType = base !== undefined && base.provider_type === declared.type;
+  const config = deepMerge(sameType ? (base.config ?? {}) : {}, declared.config);
   return {
-    ...rest,
     provider_id: declared.id,
     provider_type: declared.type,
-    ...(Object.keys(config).length > 0 ? { config } : {}),
+    config: isObject(config) && Object.keys(config).length > 0 ? config : undefined,
+    rest: sameType ? base.rest : {},
   };
+}
+
+/** A base entry's provider list with the declared providers of its API overlaid. */
+function overlayList(base: readonly Provider[], mine: readonly DeclaredProvider[]): Provider[] {
+  const used = new Set<DeclaredProvider>();
+  const merged = base.map((entry) => {
+    const match = mine.find((d) => d.id === effectiveId(entry.provider_id));
+    if (match === undefined) return entry;
+    used.add(match);
+    return overlayEntry(match, entry);
+  });
+  for (const d of mine) if (!used.has(d)) merged.push(overlayEntry(d, undefined));
+  return merged;
 }
 
 /**
  * Overlays declared providers on the base providers of each API: a matching id
  * replaces the base entry in place (same type: the spec's fields are merged
  * into the base entry's config; other type: the entry is the spec's alone);
- * new ids are appended in spec order; other base entries are kept.
+ * new ids are appended in spec order; other base entries are kept. Every API
+ * with a declared provider is listed in `apis`.
  */
-export function overlayProviders(
-  base: Record<string, Json[]>,
+export function withProviders(
+  config: StackConfig,
   declared: readonly DeclaredProvider[],
-): Record<string, JsonObject[]> {
-  const apis = [...new Set([...Object.keys(base), ...declared.map((d) => d.api)])].sort();
-  const out: Record<string, JsonObject[]> = {};
-  for (const api of apis) {
-    const mine = declared.filter((d) => d.api === api);
-    const used = new Set<DeclaredProvider>();
-    const merged: JsonObject[] = (base[api] ?? []).filter(isObject).map((entry) => {
-      const match = mine.find((d) => d.id === effectiveId(entry["provider_id"]));
-      if (match === undefined) return clone(entry);
-      used.add(match);
-      return entryFor(match, entry);
-    });
-    for (const d of mine) if (!used.has(d)) merged.push(entryFor(d, undefined));
-    out[api] = merged;
-  }
-  return out;
+): StackConfig {
+  const providers: Partial<Record<Api, readonly Provider[]>> = { ...config.providers };
+  const apis = new Set(config.apis);
+  for (const d of declared) apis.add(d.api);
+  for (const api of new Set(declared.map((d) => d.api)))
+    providers[api] = overlayList(
+      config.providers[api] ?? [],
+      declared.filter((d) => d.api === api),
+    );
+  return { ...config, apis: [...apis].sort(), providers };
+}
+
+/** The final config of a declared provider's entry ({} if it has none, or was removed). */
+export function finalConfigOf(config: StackConfig, declared: DeclaredProvider): JsonObject {
+  const entry = config.providers[declared.api]?.find(
+    (e) => effectiveId(e.provider_id) === declared.id,
+  );
+  return entry?.config ?? {};
 }
 
 /** Checks a declared provider's final config against its type's schema; errors point at spec fields. */

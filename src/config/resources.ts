@@ -1,14 +1,17 @@
-// Registered resources (SPEC §4.7): models, shields and (up to 0.6) tool
-// groups from the spec, added to the base config's registered_resources in the
-// release's shape. A resource the base already has is replaced, never duplicated.
+// Registered resources (README "Resources"): models, shields and (up to 0.6)
+// tool groups from the spec, added to the base config's registered_resources
+// in the release's shape. A resource the base already has is replaced, never
+// duplicated.
 import { REMOVED_APIS } from "../api/llama-apis.js";
 import type { Resources } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import type { ReleaseData } from "./catalog.js";
 import { conditionalId } from "./envsubst.js";
-import { isObject, type Json, type JsonObject } from "./json.js";
+import type { JsonObject } from "./json.js";
+import type { Api, RegisteredResources, Resource, ResourceKind, StackConfig } from "./model.js";
 import type { DeclaredProvider } from "./providers.js";
+
+type Model = NonNullable<Resources["models"]>[number];
 
 export interface ResourceContext {
   declared: readonly DeclaredProvider[];
@@ -19,197 +22,176 @@ export interface ResourceContext {
 
 /** Provider ids of an API that are enabled in the final config. */
 export function enabledProviderIds(
-  config: JsonObject,
-  api: string,
+  config: StackConfig,
+  api: Api,
   containerEnv: ReadonlySet<string>,
 ): string[] {
-  const providers = isObject(config["providers"]) ? config["providers"] : {};
-  const list = providers[api];
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((entry) => {
-    if (!isObject(entry) || typeof entry["provider_id"] !== "string") return [];
-    const cond = conditionalId(entry["provider_id"]);
-    if (cond === undefined)
-      return entry["provider_id"] === "" || entry["provider_id"] === "__disabled__"
-        ? []
-        : [entry["provider_id"]];
+  return (config.providers[api] ?? []).flatMap(({ provider_id: id }) => {
+    if (id === null) return [];
+    const cond = conditionalId(id);
+    if (cond === undefined) return id === "" || id === "__disabled__" ? [] : [id];
     return containerEnv.has(cond.envVar) && cond.id !== "" ? [cond.id] : [];
   });
 }
 
-function conditionalEnvFor(config: JsonObject, api: string, id: string): string | undefined {
-  const providers = isObject(config["providers"]) ? config["providers"] : {};
-  const list = providers[api];
-  if (!Array.isArray(list)) return undefined;
-  for (const entry of list) {
-    if (!isObject(entry) || typeof entry["provider_id"] !== "string") continue;
-    const cond = conditionalId(entry["provider_id"]);
+/** The env var that enables a conditional provider `${env.X:+id}`, if `id` is one. */
+function conditionalEnvFor(config: StackConfig, api: Api, id: string): string | undefined {
+  for (const { provider_id } of config.providers[api] ?? []) {
+    const cond = provider_id === null ? undefined : conditionalId(provider_id);
     if (cond?.id === id) return cond.envVar;
   }
   return undefined;
 }
 
-function registeredList(config: JsonObject, kind: string): Json[] {
-  const rr = (
-    isObject(config["registered_resources"])
-      ? config["registered_resources"]
-      : (config["registered_resources"] = {})
-  ) as JsonObject;
-  const list = rr[kind];
-  if (Array.isArray(list)) return list;
-  const fresh: Json[] = [];
-  rr[kind] = fresh;
-  return fresh;
-}
-
-/** Adds `entry` to a registered_resources list, replacing an entry with the same key. */
-function upsert(list: Json[], entry: JsonObject, sameAs: (e: JsonObject) => boolean): void {
-  const at = list.findIndex((e) => isObject(e) && sameAs(e));
+/** Puts `entry` in place of the first entry `sameAs` matches, else appends it. */
+function upsert(list: Resource[], entry: Resource, sameAs: (e: Resource) => boolean): void {
+  const at = list.findIndex(sameAs);
   if (at >= 0) list[at] = entry;
   else list.push(entry);
 }
 
-function registersToolGroups(release: ReleaseData): boolean {
-  const defs = (release.stackConfigSchema["$defs"] ?? {}) as Record<
-    string,
-    { properties?: Record<string, { deprecated?: boolean }> }
-  >;
-  const prop = defs["RegisteredResources"]?.properties?.["tool_groups"];
-  return prop !== undefined && prop.deprecated !== true;
+/** The config's registered_resources with one kind's list replaced. */
+function withList(config: StackConfig, kind: ResourceKind, list: readonly Resource[]): StackConfig {
+  const rr: RegisteredResources = config.registered_resources ?? { rest: {} };
+  return { ...config, registered_resources: { ...rr, [kind]: list } };
 }
 
-export function applyResources(
-  config: JsonObject,
-  resources: Resources | undefined,
-  release: ReleaseData,
-  ctx: ResourceContext,
-): Problem[] {
-  if (resources === undefined) return [];
-  const problems: Problem[] = [];
-  const firstDeclared = (api: string) => ctx.declared.find((d) => d.api === api)?.id;
+function modelEntry(model: Model, providerId: string, metadata: JsonObject | undefined): Resource {
+  const rest: JsonObject = { model_type: model.modelType ?? "llm" };
+  if (model.providerModelId !== undefined) rest["provider_model_id"] = model.providerModelId;
+  if (metadata !== undefined) rest["metadata"] = structuredClone(metadata);
+  return { id: model.name, provider_id: providerId, rest };
+}
 
-  const inference = enabledProviderIds(config, "inference", ctx.containerEnv);
-  (resources.models ?? []).forEach((model, i) => {
+/** The inference provider a model goes to, or the problem with it. */
+function modelProvider(
+  config: StackConfig,
+  model: Model,
+  enabled: readonly string[],
+  ctx: ResourceContext,
+): string | { detail: string } {
+  const providerId = model.provider ?? firstDeclared(ctx, "inference");
+  if (providerId === undefined) return { detail: msg.modelNeedsProvider() };
+  if (enabled.includes(providerId)) return providerId;
+  const envVar = conditionalEnvFor(config, "inference", providerId);
+  return {
+    detail:
+      envVar === undefined
+        ? msg.modelProviderMissing(providerId, enabled)
+        : msg.modelProviderConditional(providerId, envVar),
+  };
+}
+
+function addModels(
+  config: StackConfig,
+  models: readonly Model[],
+  ctx: ResourceContext,
+): { config: StackConfig; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const enabled = enabledProviderIds(config, "inference", ctx.containerEnv);
+  const list = [...(config.registered_resources?.models ?? [])];
+  let added = false;
+  models.forEach((model, i) => {
     const at = `spec.resources.models[${i}]`;
-    const providerId = model.provider ?? firstDeclared("inference");
-    if (providerId === undefined) {
-      problems.push(problem(Reason.UnknownProvider, `${at}.provider`, msg.modelNeedsProvider()));
+    const providerId = modelProvider(config, model, enabled, ctx);
+    if (typeof providerId !== "string") {
+      problems.push(problem(Reason.UnknownProvider, `${at}.provider`, providerId.detail));
       return;
     }
-    if (!inference.includes(providerId)) {
-      const envVar = conditionalEnvFor(config, "inference", providerId);
-      problems.push(
-        problem(
-          Reason.UnknownProvider,
-          `${at}.provider`,
-          envVar === undefined
-            ? msg.modelProviderMissing(providerId, inference)
-            : msg.modelProviderConditional(providerId, envVar),
-        ),
-      );
-      return;
-    }
-    const modelType = model.modelType ?? "llm";
-    const metadata = (model.metadata ?? {}) as JsonObject;
-    if (modelType === "embedding" && typeof metadata["embedding_dimension"] !== "number") {
+    // zod has checked metadata is JSON.
+    const metadata = model.metadata as JsonObject | undefined;
+    if (model.modelType === "embedding" && typeof metadata?.["embedding_dimension"] !== "number") {
       problems.push(problem(Reason.InvalidSpec, `${at}.metadata`, msg.embeddingNeedsDimension()));
       return;
     }
-    const entry: JsonObject = {
-      model_id: model.name,
-      provider_id: providerId,
-      model_type: modelType,
-      ...(model.providerModelId === undefined ? {} : { provider_model_id: model.providerModelId }),
-      ...(model.metadata === undefined ? {} : { metadata: structuredClone(metadata) }),
-    };
-    upsert(
-      registeredList(config, "models"),
-      entry,
-      (e) => e["model_id"] === model.name && e["provider_id"] === providerId,
-    );
+    const entry = modelEntry(model, providerId, metadata);
+    upsert(list, entry, (e) => e.id === model.name && e.provider_id === providerId);
+    added = true;
   });
-
-  if (resources.shields !== undefined && !release.apis.providable.includes("safety")) {
-    problems.push(
-      problem(
-        Reason.RemovedApi,
-        "spec.resources.shields",
-        msg.removedApi("safety", release.release, REMOVED_APIS.safety),
-      ),
-    );
-  } else if (resources.shields !== undefined) {
-    const safetyId = firstDeclared("safety");
-    if (safetyId === undefined) {
-      problems.push(
-        problem(Reason.UnknownProvider, "spec.resources.shields", msg.shieldsNeedSafetyProvider()),
-      );
-    } else {
-      const list = registeredList(config, "shields");
-      for (const shield of resources.shields) {
-        upsert(
-          list,
-          { shield_id: shield, provider_id: safetyId, provider_shield_id: shield },
-          (e) => e["shield_id"] === shield,
-        );
-      }
-      // The base default shield may be one that is not registered (conditional);
-      // Llama Stack refuses to start when the default is not among the registered shields.
-      const safety = (
-        isObject(config["safety"]) ? config["safety"] : (config["safety"] = {})
-      ) as JsonObject;
-      safety["default_shield_id"] = resources.shields[0] ?? null;
-    }
-  }
-
-  if (resources.tools !== undefined) {
-    if (!registersToolGroups(release)) {
-      problems.push(
-        problem(
-          Reason.UnsupportedResource,
-          "spec.resources.tools",
-          msg.toolsNotRegistered(release.release),
-        ),
-      );
-    } else {
-      const enabled = enabledProviderIds(config, "tool_runtime", ctx.containerEnv);
-      const list = registeredList(config, "tool_groups");
-      resources.tools.forEach((tool, i) => {
-        const toolgroupId = tool.includes("::") ? tool : `builtin::${tool}`;
-        const existing = list.find((e) => isObject(e) && e["toolgroup_id"] === toolgroupId);
-        if (
-          isObject(existing) &&
-          typeof existing["provider_id"] === "string" &&
-          enabled.includes(existing["provider_id"])
-        )
-          return;
-        const providerId = firstDeclared("tool_runtime");
-        if (providerId === undefined) {
-          problems.push(
-            problem(
-              Reason.UnknownProvider,
-              `spec.resources.tools[${i}]`,
-              msg.toolNeedsProvider(toolgroupId, ctx.distribution, release.release),
-            ),
-          );
-          return;
-        }
-        upsert(
-          list,
-          { toolgroup_id: toolgroupId, provider_id: providerId },
-          (e) => e["toolgroup_id"] === toolgroupId,
-        );
-      });
-    }
-  }
-  return problems;
+  return { config: added ? withList(config, "models", list) : config, problems };
 }
 
-/** Counts the registered resources of a config, for status. */
-export function countResources(config: JsonObject): number {
-  const rr = config["registered_resources"];
-  if (!isObject(rr)) return 0;
-  return Object.values(rr).reduce<number>(
-    (n, list) => n + (Array.isArray(list) ? list.length : 0),
-    0,
-  );
+function firstDeclared(ctx: ResourceContext, api: Api): string | undefined {
+  return ctx.declared.find((d) => d.api === api)?.id;
+}
+
+/** Shields go to the first declared safety provider; the first is the default shield. */
+function addShields(
+  config: StackConfig,
+  shields: readonly string[],
+  ctx: ResourceContext,
+): { config: StackConfig; problems: Problem[] } {
+  const { dialect } = config;
+  if (!dialect.providableApis.includes("safety")) {
+    const detail = msg.removedApi("safety", dialect.release, REMOVED_APIS.safety);
+    return { config, problems: [problem(Reason.RemovedApi, "spec.resources.shields", detail)] };
+  }
+  const safetyId = firstDeclared(ctx, "safety");
+  if (safetyId === undefined) {
+    const detail = msg.shieldsNeedSafetyProvider();
+    return {
+      config,
+      problems: [problem(Reason.UnknownProvider, "spec.resources.shields", detail)],
+    };
+  }
+  const list = [...(config.registered_resources?.shields ?? [])];
+  for (const shield of shields) {
+    const entry = { id: shield, provider_id: safetyId, rest: { provider_shield_id: shield } };
+    upsert(list, entry, (e) => e.id === shield);
+  }
+  // The base default shield may be one that is not registered (conditional);
+  // Llama Stack refuses to start when the default is not among the registered shields.
+  const safety = { rest: config.safety?.rest ?? {}, default_shield_id: shields[0] ?? null };
+  return { config: { ...withList(config, "shields", list), safety }, problems: [] };
+}
+
+/** Tool groups (0.6): a group the base registers on an enabled provider stays; others go to the first declared toolRuntime provider. */
+function addTools(
+  config: StackConfig,
+  tools: readonly string[],
+  ctx: ResourceContext,
+): { config: StackConfig; problems: Problem[] } {
+  const { dialect } = config;
+  if (!dialect.registersToolGroups) {
+    const detail = msg.toolsNotRegistered(dialect.release);
+    return {
+      config,
+      problems: [problem(Reason.UnsupportedResource, "spec.resources.tools", detail)],
+    };
+  }
+  const problems: Problem[] = [];
+  const enabled = enabledProviderIds(config, "tool_runtime", ctx.containerEnv);
+  const list = [...(config.registered_resources?.tool_groups ?? [])];
+  tools.forEach((tool, i) => {
+    const toolgroupId = tool.includes("::") ? tool : `builtin::${tool}`;
+    const existing = list.find((e) => e.id === toolgroupId);
+    if (typeof existing?.provider_id === "string" && enabled.includes(existing.provider_id)) return;
+    const providerId = firstDeclared(ctx, "tool_runtime");
+    if (providerId === undefined) {
+      const detail = msg.toolNeedsProvider(toolgroupId, ctx.distribution, dialect.release);
+      problems.push(problem(Reason.UnknownProvider, `spec.resources.tools[${i}]`, detail));
+      return;
+    }
+    const entry = { id: toolgroupId, provider_id: providerId, rest: {} };
+    upsert(list, entry, (e) => e.id === toolgroupId);
+  });
+  return { config: withList(config, "tool_groups", list), problems };
+}
+
+/** The config with the spec's resources registered. */
+export function withResources(
+  config: StackConfig,
+  resources: Resources | undefined,
+  ctx: ResourceContext,
+): { config: StackConfig; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const step = (out: { config: StackConfig; problems: Problem[] }) => {
+    problems.push(...out.problems);
+    return out.config;
+  };
+  let next = config;
+  if (resources?.models !== undefined) next = step(addModels(next, resources.models, ctx));
+  if (resources?.shields !== undefined) next = step(addShields(next, resources.shields, ctx));
+  if (resources?.tools !== undefined) next = step(addTools(next, resources.tools, ctx));
+  return { config: next, problems };
 }

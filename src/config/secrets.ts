@@ -1,5 +1,5 @@
 // Secret-backed config fields become `${env.NAME}` in the config and an env
-// var with valueFrom.secretKeyRef on the container (SPEC §4.4). Names are
+// var with valueFrom.secretKeyRef on the container (README "Secrets"). Names are
 // deterministic: LLSD_<API>_<FIELD> when the spec declares one provider for the
 // API, LLSD_<API>_<ID>_<FIELD> when it declares several,
 // LLSD_STORAGE_<KV|SQL>_<FIELD> for storage.
@@ -55,4 +55,10 @@ export function findCollisions(bindings: readonly SecretBinding[]): Problem[] {
     }
   }
   return problems;
+}
+
+/** The env vars to set, one per name (the last binding of a name wins), sorted by name. */
+export function secretEnvOf(bindings: readonly SecretBinding[]): SecretBinding[] {
+  const unique = new Map(bindings.map((b) => [b.name, b]));
+  return [...unique.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,4 +1,5 @@
-// The config's server section from spec.networking and spec.workload.
+// The config's server section (README "Networking" and "Workload"): the port,
+// the TLS files, the workers and, where the release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
 import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
@@ -6,13 +7,14 @@ import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { OVERRIDE_CONFIG_KEY } from "../references.js";
 import type { ReleaseData } from "./catalog.js";
-import { isObject, own, type Json, type JsonObject } from "./json.js";
+import { dialectOf } from "./dialect.js";
+import { isObject, own, type JsonObject } from "./json.js";
+import type { StackConfig } from "./model.js";
 import { TLS_FILES } from "./runtime.js";
 
 /** Releases whose server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */
 export function hasStrictTls(release: ReleaseData | undefined): boolean {
-  const props = release?.serverConfigSchema?.["properties"];
-  return isObject(props as Json) && Object.hasOwn(props as object, "insecure");
+  return release !== undefined && dialectOf(release).strictTls;
 }
 
 /** An overrideConfig on a strict-TLS release that would not start: a warning with the fix. */
@@ -21,7 +23,8 @@ export function checkOverrideTls(
   release: ReleaseData | undefined,
 ): Problem | undefined {
   if (release === undefined || !hasStrictTls(release)) return undefined;
-  const text = own((configMap as { data?: Record<string, string> }).data, OVERRIDE_CONFIG_KEY);
+  const data = configMap["data"];
+  const text = isObject(data) ? own(data, OVERRIDE_CONFIG_KEY) : undefined;
   if (typeof text !== "string") return undefined;
   let doc: unknown;
   try {
@@ -29,8 +32,8 @@ export function checkOverrideTls(
   } catch {
     return undefined; // Not YAML: the server reports that itself.
   }
-  const server = isObject(doc as Json) ? own(doc as JsonObject, "server") : undefined;
-  const s = isObject(server ?? null) ? (server as JsonObject) : {};
+  const server = isObject(doc) ? own(doc, "server") : undefined;
+  const s = isObject(server) ? server : {};
   const tls = typeof s["tls_certfile"] === "string" && typeof s["tls_keyfile"] === "string";
   if (tls || s["insecure"] === true) return undefined;
   return problem(
@@ -50,4 +53,23 @@ export function serverSection(spec: Spec): JsonObject {
   }
   if (spec.workload?.workers !== undefined) server["workers"] = spec.workload.workers;
   return server;
+}
+
+/**
+ * The config with `port` and `settings` (serverSection's) in its server
+ * section. A strict-TLS release without a certificate gets `insecure: true`:
+ * traffic stays plain HTTP inside the cluster, as on the releases before.
+ */
+export function withServer(
+  config: StackConfig,
+  port: number | undefined,
+  settings: JsonObject | undefined,
+): StackConfig {
+  const insecure = config.dialect.strictTls && settings?.["tls_certfile"] === undefined;
+  if (port === undefined && settings === undefined && !insecure) return config;
+  const server: JsonObject = { ...config.server };
+  if (port !== undefined) server["port"] = port;
+  Object.assign(server, settings);
+  if (insecure) server["insecure"] = true;
+  return { ...config, server };
 }

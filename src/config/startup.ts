@@ -1,6 +1,7 @@
-// Startup safety (SPEC §4.8): a bare `${env.X}` (no `:=` default) left in the
-// final config aborts Llama Stack at startup unless X is set, so every such X
-// must be in the container's env — ours or spec.workload.overrides.env.
+// Startup safety (README "How the config is generated", step 4): a bare
+// `${env.X}` (no `:=` default) left in the final config aborts Llama Stack at
+// startup unless X is set, so every such X must be in the container's env —
+// ours or spec.workload.overrides.env.
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { barePlaceholders } from "./envsubst.js";

@@ -1,19 +1,20 @@
-// Storage (SPEC §4.6): spec.storage.kv / .sql replace the base config's
+// Storage (README "Storage"): spec.storage.kv / .sql replace the base config's
 // backends of that kind (kv_* / sql_*), keeping the backend names so every
 // store reference stays valid. Fields are checked against the release's own
 // backend schema: a field the release lacks is an error, never dropped.
-import type { KvStorage, SecretRef, SqlStorage, Storage } from "../api/schema.js";
+import type { KvStorage, SecretRef, SqlStorage, Storage as StorageSpec } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import type { JsonSchema, ReleaseData } from "./catalog.js";
+import type { Dialect } from "./dialect.js";
 import { envRef } from "./envsubst.js";
-import { isObject, type Json, type JsonObject } from "./json.js";
+import type { JsonObject } from "./json.js";
+import type { Backend, StackConfig } from "./model.js";
 import { storageEnvName, type SecretBinding } from "./secrets.js";
 
 type Kind = "kv" | "sql";
 
 /** Keys of the Secret named by storage.<kind>.secretName. */
-const SECRET_NAME_KEYS: Record<string, string> = {
+export const SECRET_NAME_KEYS: Readonly<Record<string, string>> = {
   host: "host",
   port: "port",
   db: "dbname",
@@ -21,55 +22,33 @@ const SECRET_NAME_KEYS: Record<string, string> = {
   password: "password",
 };
 
-function backendSchema(release: ReleaseData, backendType: string): JsonSchema | undefined {
-  const defs = (release.stackConfigSchema["$defs"] ?? {}) as Record<string, JsonSchema>;
-  return Object.values(defs).find((d) => {
-    const typeProp = ((d["properties"] ?? {}) as Record<string, JsonSchema>)["type"];
-    return (
-      typeProp !== undefined &&
-      (typeProp["const"] === backendType || typeProp["default"] === backendType)
-    );
-  });
-}
-
 function sqlitePath(distribution: string, file: string): string {
   return `\${env.SQLITE_STORE_DIR:=~/.llama/distributions/${distribution}}/${file}`;
 }
 
 interface Built {
-  backend: JsonObject;
+  backend: Backend;
   secrets: SecretBinding[];
   problems: Problem[];
 }
 
-function buildBackend(
+/** The backend spec.storage.<kind> describes, with the secrets it reads. */
+export function buildBackend(
   kind: Kind,
   spec: KvStorage | SqlStorage,
-  release: ReleaseData,
+  dialect: Dialect,
   distribution: string,
 ): Built {
   const at = `spec.storage.${kind}`;
-  const backendType = `${kind}_${spec.type}`;
+  const type = `${kind}_${spec.type}`;
   const secrets: SecretBinding[] = [];
   const problems: Problem[] = [];
-  const backend: JsonObject = { type: backendType };
+  const fields: JsonObject = {};
   if (spec.type === "sqlite") {
-    backend["db_path"] = sqlitePath(distribution, kind === "kv" ? "kvstore.db" : "sql_store.db");
-    return { backend, secrets, problems };
+    fields["db_path"] = sqlitePath(distribution, kind === "kv" ? "kvstore.db" : "sql_store.db");
+    return { backend: { type, rest: fields }, secrets, problems };
   }
-  const schema = backendSchema(release, backendType);
-  const declared = Object.keys((schema?.["properties"] ?? {}) as Record<string, unknown>);
-
-  const fromSecret = (field: string, ref: SecretRef, specField: string) => {
-    const name = storageEnvName(kind, field);
-    secrets.push({
-      name,
-      secretName: ref.secretKeyRef.name,
-      key: ref.secretKeyRef.key,
-      specPath: `${at}.${specField}.secretKeyRef`,
-    });
-    return envRef(name);
-  };
+  const declared = dialect.backendFields(type) ?? [];
   const put = (
     field: string,
     specField: string,
@@ -81,18 +60,28 @@ function buildBackend(
         problem(
           Reason.UnsupportedStorageField,
           `${at}.${specField}`,
-          msg.unsupportedStorageField(field, backendType, release.release),
+          msg.unsupportedStorageField(field, type, dialect.release),
         ),
       );
       return;
     }
-    backend[field] = typeof value === "object" ? fromSecret(field, value, specField) : value;
-  };
-
-  if (spec.secretName !== undefined) {
-    for (const [field, key] of Object.entries(SECRET_NAME_KEYS)) {
-      put(field, "secretName", { secretKeyRef: { name: spec.secretName, key } });
+    if (typeof value !== "object") {
+      fields[field] = value;
+      return;
     }
+    const name = storageEnvName(kind, field);
+    const { secretKeyRef } = value;
+    secrets.push({
+      name,
+      secretName: secretKeyRef.name,
+      key: secretKeyRef.key,
+      specPath: `${at}.${specField}.secretKeyRef`,
+    });
+    fields[field] = envRef(name);
+  };
+  if (spec.secretName !== undefined) {
+    for (const [field, key] of Object.entries(SECRET_NAME_KEYS))
+      put(field, "secretName", { secretKeyRef: { name: spec.secretName, key } });
   } else {
     put("host", "host", spec.host);
     put("port", "port", spec.port);
@@ -100,42 +89,46 @@ function buildBackend(
     put("user", "user", spec.user);
     put("password", "password", spec.password);
   }
-  return { backend, secrets, problems };
+  return { backend: { type, rest: fields }, secrets, problems };
 }
 
-/** Replaces the storage backends of each kind the spec sets; returns the secrets they read. */
-export function applyStorage(
-  config: JsonObject,
-  storage: Storage | undefined,
-  release: ReleaseData,
+/**
+ * `backends` with every backend of `kind` replaced by `backend` (kv_default or
+ * sql_default when it has none). An unchanged sqlite backend keeps the
+ * distribution's own path.
+ */
+function replaceBackends(
+  backends: Readonly<Record<string, Backend>>,
+  kind: Kind,
+  backend: Backend,
+): Record<string, Backend> {
+  const names = Object.keys(backends).filter((n) => backends[n]?.type.startsWith(`${kind}_`));
+  const out = { ...backends };
+  for (const name of names.length > 0 ? names : [`${kind}_default`]) {
+    if (backend.type === `${kind}_sqlite` && backends[name]?.type === backend.type) continue;
+    out[name] = backend;
+  }
+  return out;
+}
+
+/** The config with the storage backends of each kind the spec sets; the secrets they read. */
+export function withStorage(
+  config: StackConfig,
+  storage: StorageSpec | undefined,
   distribution: string,
-): { secrets: SecretBinding[]; problems: Problem[] } {
+): { config: StackConfig; secrets: SecretBinding[]; problems: Problem[] } {
   const secrets: SecretBinding[] = [];
   const problems: Problem[] = [];
+  let next = config;
   for (const kind of ["kv", "sql"] as const) {
     const spec = storage?.[kind];
     if (spec === undefined) continue;
-    const built = buildBackend(kind, spec, release, distribution);
+    const built = buildBackend(kind, spec, config.dialect, distribution);
     secrets.push(...built.secrets);
     problems.push(...built.problems);
-    const storageDoc = (
-      isObject(config["storage"]) ? config["storage"] : (config["storage"] = {})
-    ) as JsonObject;
-    const backends = (
-      isObject(storageDoc["backends"]) ? storageDoc["backends"] : (storageDoc["backends"] = {})
-    ) as Record<string, Json>;
-    const names = Object.keys(backends).filter((n) => {
-      const b = backends[n];
-      return isObject(b) && typeof b["type"] === "string" && b["type"].startsWith(`${kind}_`);
-    });
-    const targets = names.length > 0 ? names : [`${kind}_default`];
-    for (const name of targets) {
-      const current = backends[name];
-      // An unchanged sqlite backend keeps the distribution's own path.
-      if (spec.type === "sqlite" && isObject(current) && current["type"] === `${kind}_sqlite`)
-        continue;
-      backends[name] = structuredClone(built.backend);
-    }
+    const section = next.storage ?? { backends: undefined, rest: {} };
+    const backends = replaceBackends(section.backends ?? {}, kind, built.backend);
+    next = { ...next, storage: { ...section, backends } };
   }
-  return { secrets, problems };
+  return { config: next, secrets, problems };
 }

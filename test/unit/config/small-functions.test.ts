@@ -6,7 +6,7 @@ import { validateAgainstSchema } from "../../../src/jsonschema.js";
 import { effectiveId, resolveProviderType } from "../../../src/config/providers.js";
 import { findCollisions, providerEnvName, storageEnvName } from "../../../src/config/secrets.js";
 import { toCanonicalYaml } from "../../../src/config/canonical.js";
-import { loadCatalog, parseImageOverrides } from "../../../src/server/catalog.js";
+import { loadCatalog, parseImageOverrides } from "../../../src/edge/load-catalog.js";
 
 const catalog = loadCatalog();
 const release = catalog.byRelease["0.7.3"]!;
@@ -139,13 +139,13 @@ describe("provider types", () => {
   for (const [provider, want] of rows)
     it(`${JSON.stringify(provider)} → ${String(want)}`, () =>
       expect(resolveProviderType(provider, inference)).to.equal(want));
-  it("llama-guard is inline (SPEC 4.10)", () =>
+  it('llama-guard is inline (README "Providers")', () =>
     expect(resolveProviderType("llama-guard", release.providers["safety"]!)).to.equal(
       "inline::llama-guard",
     ));
 });
 
-describe("secret env var names (SPEC 4.4)", () => {
+describe('secret env var names (README "Secrets")', () => {
   const rows: [string, string | undefined, string, string][] = [
     ["inference", undefined, "API_KEY", "LLSD_INFERENCE_API_KEY"],
     ["vector_io", undefined, "password", "LLSD_VECTOR_IO_PASSWORD"],

@@ -1,0 +1,165 @@
+// Canonical YAML: the direct writer gives exactly the bytes of the yaml
+// package's stringify (on the canonical copy, with YAML_OPTIONS), and leaves
+// to it what it does not write itself; the configs llsd-hook generates never
+// need that fallback.
+import { expect } from "chai";
+import fc from "fast-check";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import {
+  canonicalize,
+  canonicalKeys,
+  toCanonicalYaml,
+  writeCanonicalYaml,
+  YAML_OPTIONS,
+} from "../../../src/config/canonical.js";
+import type { Json, JsonObject } from "../../../src/config/json.js";
+import { CASES_DIR } from "../../golden/harness.js";
+import { catalog } from "./fixtures.js";
+
+/** What the yaml package writes: the reference. */
+function reference(doc: JsonObject): string {
+  return stringify(canonicalize(doc), YAML_OPTIONS);
+}
+
+describe("canonical YAML: scalars", () => {
+  // value → how the direct writer writes `k: <value>` (undefined: left to yaml).
+  const rows: [string, Json, string | undefined][] = [
+    ["a plain string", "inline::localfs", "k: inline::localfs\n"],
+    ["an env placeholder", "${env.X:=~/.llama/x}/kv.db", "k: ${env.X:=~/.llama/x}/kv.db\n"],
+    ["a YAML 1.1 boolean is quoted", "on", 'k: "on"\n'],
+    ["y is a boolean in YAML 1.1", "y", 'k: "y"\n'],
+    ["a number-like string", "4096", 'k: "4096"\n'],
+    ["a sexagesimal number", "1:20", 'k: "1:20"\n'],
+    ["a date", "2001-12-14", 'k: "2001-12-14"\n'],
+    ["null-like", "~", 'k: "~"\n'],
+    ["empty", "", 'k: ""\n'],
+    ["<< stays plain (the merge key)", "<<", "k: <<\n"],
+    ["an indicator first: double quotes", "*star", 'k: "*star"\n'],
+    ["holding a double quote and no single one: single quotes", '"q" x', "k: '\"q\" x'\n"],
+    ["holding both quotes: JSON's double quotes", `'a' "b" #`, 'k: "\'a\' \\"b\\" #"\n'],
+    ["a colon and space", "a: b", 'k: "a: b"\n'],
+    ["a trailing space", "a ", 'k: "a "\n'],
+    ["--- inside a value stays plain", "---", "k: ---\n"],
+    ["a backslash", "C:\\path", "k: C:\\path\n"],
+    ["unicode", "é – ✓", "k: é – ✓\n"],
+    ["two lines, a final newline: clip", "a\nb\n", "k: |\n  a\n  b\n"],
+    ["two lines, no final newline: strip", "a\nb", "k: |-\n  a\n  b\n"],
+    ["a leading space: an indentation indicator", " a\nb\n", "k: |2\n   a\n  b\n"],
+    ["an empty line inside", "a\n\nb\n", "k: |\n  a\n\n  b\n"],
+    ["integers", 42, "k: 42\n"],
+    ["a float", 1.5, "k: 1.5\n"],
+    ["a big float", 1e21, "k: 1e+21\n"],
+    ["minus zero", -0, "k: -0\n"],
+    ["booleans", true, "k: true\n"],
+    ["null", null, "k: null\n"],
+    ["an empty list", [], "k: []\n"],
+    ["an empty mapping", {}, "k: {}\n"],
+    // hostile: what only yaml writes exactly
+    ["a control character", "a\u0007b", undefined],
+    ["a C1 control character", "a\u0085b", undefined],
+    ["a lone surrogate", "a\ud800", undefined],
+    ["keep chomping (two final newlines)", "a\n\n", undefined],
+    ["trailing spaces on the last line", "a\n  ", undefined],
+  ];
+  for (const [what, value, want] of rows)
+    it(what, () => {
+      const doc = { k: value };
+      expect(writeCanonicalYaml(doc)).to.equal(want);
+      expect(toCanonicalYaml(doc)).to.equal(reference(doc));
+    });
+});
+
+describe("canonical YAML: keys and order", () => {
+  const rows: [string, JsonObject, boolean][] = [
+    [
+      "top-level order, then sorted",
+      { server: { port: 1 }, zeta: 1, version: 2, apis: ["b", "a"] },
+      true,
+    ],
+    [
+      "provider entries: provider_id, provider_type, module, config first, anywhere",
+      { x: [{ config: {}, z: 1, module: "m", provider_type: "t", provider_id: "i", a: 2 }] },
+      true,
+    ],
+    ["a mapping whose values are all null", { a: { b: null, c: null } }, true],
+    ["nested lists", { a: [[1, [2, []]], [{ b: [{}] }]] }, true],
+    ["a literal block in a list", { a: ["x\ny\n", { b: "c\nd" }] }, true],
+    ["an empty document", {}, true],
+    // hostile keys: left to yaml
+    ["a key yaml quotes (a number)", { "10": 1, "2": 2, b: 3 }, false],
+    ["a key with a colon and space", { "a: b": 1 }, false],
+    ["an empty key", { "": 1 }, false],
+    ["a key over 1024 characters", { ["k".repeat(1025)]: 1 }, false],
+    ["a key with a newline", { "a\nb": 1 }, false],
+    ["a __proto__ key", JSON.parse('{"__proto__": {"x": 1}, "a": 1}') as JsonObject, false],
+  ];
+  for (const [what, doc, direct] of rows)
+    it(what, () => {
+      expect(writeCanonicalYaml(doc) !== undefined, "written directly").to.equal(direct);
+      expect(toCanonicalYaml(doc)).to.equal(reference(doc));
+    });
+
+  it("canonicalKeys lists array-index keys first, as a JavaScript object does", () => {
+    expect(canonicalKeys({ b: 1, "10": 1, a: 1, "2": 1, "01": 1 })).to.deep.equal([
+      "2",
+      "10",
+      "01",
+      "a",
+      "b",
+    ]);
+  });
+});
+
+describe("canonical YAML: the configs llsd-hook writes", () => {
+  it("every golden config.yaml is written directly, to the same bytes", () => {
+    let n = 0;
+    for (const name of readdirSync(CASES_DIR)) {
+      const file = join(CASES_DIR, name, "config.yaml");
+      if (!existsSync(file)) continue;
+      const text = readFileSync(file, "utf8");
+      expect(writeCanonicalYaml(parse(text, { version: "1.1" }) as JsonObject), name).to.equal(
+        text,
+      );
+      n++;
+    }
+    expect(n).to.be.greaterThan(40);
+  });
+
+  it("every base config of every release is written directly, as yaml writes it", () => {
+    for (const release of catalog.releases)
+      for (const [name, doc] of Object.entries(catalog.byRelease[release]?.baseConfigs ?? {}))
+        expect(writeCanonicalYaml(doc), `${release}/${name}`).to.equal(reference(doc));
+  });
+});
+
+describe("canonical YAML: generated documents", () => {
+  const char = fc.constantFrom(..."aZ09 \t\n:#-?'\"{}[],&*!|>%@`.~$=+_<\\é\u2028".split(""));
+  const text = fc.oneof(
+    fc.string({ unit: char, maxLength: 10 }),
+    fc.constantFrom("null", "Yes", "off", "0x1F", "017", "1_000", ".inf", "1e3", "<<", "a\nb\n"),
+  );
+  const key = fc.oneof(fc.stringMatching(/^[a-z_][a-z0-9_.-]{0,6}$/), text);
+  const leaf = fc.oneof(
+    text,
+    fc.integer(),
+    fc.double({ noNaN: true }),
+    fc.boolean(),
+    fc.constant(null),
+  );
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof({ depthSize: "small" }, leaf, tie("list"), tie("map")),
+    list: fc.array(tie("tree"), { maxLength: 4 }),
+    map: fc.dictionary(key, tie("tree"), { maxKeys: 4 }),
+  }));
+  it("the same bytes as yaml, whichever writes them", () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, tree, { maxKeys: 6 }), (doc) => {
+        const d = doc as JsonObject;
+        expect(toCanonicalYaml(d)).to.equal(reference(d));
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -185,4 +185,43 @@ export const msg = {
   seeStatus: () => "see the status",
   recordedFromLabel: (label: string) => `the Deployment's ${label} label`,
   recordedFromImage: (image: string) => `the running image ${image}`,
+
+  // conversion between llamastack.io/v1alpha1 and v1alpha2 (src/convert/)
+  convertNotAnObject: () =>
+    "must be a LlamaStackDistribution object (a JSON object with apiVersion, kind, metadata and spec)",
+  convertWrongVersion: (found: string, expected: string) =>
+    `is ${found}; this conversion takes ${expected} (llsd-hook converts between llamastack.io/v1alpha1 and llamastack.io/v1alpha2)`,
+  convertWrongKind: (found: string) =>
+    `is ${found}; llsd-hook converts only LlamaStackDistribution objects`,
+  convertWrongType: (expected: string, found: string, apiVersion: string) =>
+    `must be ${expected}, not ${found}; correct it through ${apiVersion} (kubectl edit) so that the object converts`,
+  convertBadAnnotation: (why: string) =>
+    `is not a restore list written by llsd-hook (${why}); remove the annotation (the fields it kept are then lost) so that the object converts`,
+  convertAnnotationsTooLarge: (
+    sizes: { kib: number; otherKib: number },
+    from: string,
+    to: string,
+    key: string,
+    parts: string,
+  ) =>
+    `the fields ${to} has no place for take ${sizes.kib} KiB in the annotation ${key}, and with the object's other annotations (${sizes.otherKib} KiB) that passes the 256 KiB Kubernetes allows for all annotations of one object; largest: ${parts}. Read the object as ${from}, or shrink those fields`,
+  convertStaleRestore: (count: number, key: string) =>
+    `${count} field(s) kept in the annotation ${key} were not restored, because the object changed there since they were kept; the newer values are used`,
+  convertReviewInvalid: (why: string) =>
+    `the request ${why}; the API server sends apiextensions.k8s.io/v1 ConversionReview requests with request.uid, request.desiredAPIVersion and request.objects`,
+  convertObjectFailed: (index: number, name: string, from: string, to: string, problems: string) =>
+    `objects[${index}] (${name}) cannot be converted from ${from} to ${to}: ${problems}`,
+  crossNamespaceConfigMap: (namespace: string, name: string, own: string) =>
+    `the llamastack.io/v1alpha1 object ran the config of ConfigMap ${namespace}/${name} (spec.server.userConfig), and llsd-hook reads ConfigMaps only from the resource's own namespace${own === "" ? "" : ` (${own})`}; copy the ConfigMap there and set spec.overrideConfig.configMapName: ${name}`,
+  plannedFieldNotApplied: (v1alpha1Field: string, planned: string, key: string) =>
+    `the llamastack.io/v1alpha1 field ${v1alpha1Field} is kept in the annotation ${key} but not applied: llsd-hook has no field for it yet (${planned} is planned); meanwhile set the equivalent under spec.workload.overrides, or remove the annotation to drop it`,
+
+  // monitoring (src/children/monitoring.ts)
+  metricsEndpointUnavailable: (release: string) =>
+    `${product(release)} serves no Prometheus metrics endpoint (OGX added one in 1.2.0; this release only pushes OpenTelemetry); remove metrics and push with spec.monitoring.otlp instead, or set spec.distribution.release to an OGX release`,
+  serviceMonitorUnavailable: () =>
+    "no ServiceMonitor is created: the CompositeController does not declare ServiceMonitor children; install the component manifests/components/servicemonitor (it needs the Prometheus Operator's CRDs), or remove serviceMonitor",
+  monitoringEnv: (name: string) =>
+    `${name} is set by llsd-hook for spec.monitoring and cannot be overridden; remove it`,
+  reservedChildLabel: (key: string) => `label ${key} is set by llsd-hook on every child; remove it`,
 } as const;

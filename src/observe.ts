@@ -21,6 +21,11 @@ export interface Observed {
   spec: unknown;
   /** Every observed child, in a fixed order. */
   children: KubeObject[];
+  /**
+   * The keys of the request's children map: Metacontroller sends one for every
+   * child type the CompositeController declares, objects or not.
+   */
+  childGroups: ReadonlySet<string>;
   related: Related;
   /** The status as stored, or {} when it does not parse. */
   status: Status;
@@ -60,6 +65,7 @@ export function observe(request: SyncRequest): Observed {
     generation: metadata.generation ?? 0,
     spec: request.parent.spec,
     children,
+    childGroups: new Set(Object.keys(request.children)),
     related: relatedOf(request.related, metadata.namespace),
     status: status.success ? status.data : {},
     deployment,

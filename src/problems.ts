@@ -37,6 +37,9 @@ export const Reason = {
   RetiredImage: "RetiredImage",
   NewerReleaseAvailable: "NewerReleaseAvailable",
   OverrideNeedsTls: "OverrideNeedsTls",
+  // spec.monitoring
+  MetricsEndpointUnavailable: "MetricsEndpointUnavailable",
+  ServiceMonitorUnavailable: "ServiceMonitorUnavailable",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

@@ -56,7 +56,11 @@ function plan(
 ): { resolution: Resolution; planned: Planned | undefined } {
   const desired = resolution.desired;
   if (desired === undefined) return { resolution, planned: undefined };
-  const result = planChildren({ desired, observedChildren: observed.children });
+  const result = planChildren({
+    desired,
+    observedChildren: observed.children,
+    childGroups: observed.childGroups,
+  });
   if (!result.ok)
     return {
       resolution: { ...resolution, validation: { ok: false, problems: result.problems } },

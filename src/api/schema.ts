@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { SPEC_API_KEYS, specKeyOf } from "./llama-apis.js";
 import { rule, withRules } from "./rules.js";
-import { Networking, Workload } from "./workload.js";
+import { Monitoring } from "./monitoring.js";
+import { DEFAULT_PORT, Networking, Workload } from "./workload.js";
 import { Status } from "./status.js";
 
 export const GROUP = "llamastack.io";
@@ -433,6 +434,24 @@ const specRules = [
         s.storage.kv.type !== "sqlite" &&
         s.storage.sql?.type === "postgres"),
   }),
+  rule<Spec>({
+    id: "metrics-port-not-server-port",
+    cel: `!has(self.monitoring) || !has(self.monitoring.metrics) || self.monitoring.metrics.port != (has(self.networking) ? self.networking.port : ${DEFAULT_PORT})`,
+    message: `spec.monitoring.metrics.port: must differ from the server port (spec.networking.port, default ${DEFAULT_PORT}); choose another port`,
+    fieldPath: ".monitoring.metrics.port",
+    check: (s) =>
+      s.monitoring?.metrics === undefined ||
+      s.monitoring.metrics.port !== (s.networking?.port ?? DEFAULT_PORT),
+  }),
+  rule<Spec>({
+    id: "metrics-allowed-from-needs-policy",
+    cel: "!has(self.monitoring) || !has(self.monitoring.metrics) || !has(self.monitoring.metrics.allowedFrom) || (has(self.networking) && has(self.networking.allowedFrom))",
+    message:
+      "spec.monitoring.metrics.allowedFrom: narrows the NetworkPolicy that spec.networking.allowedFrom creates, and there is none; set networking.allowedFrom, or remove metrics.allowedFrom",
+    fieldPath: ".monitoring.metrics.allowedFrom",
+    check: (s) =>
+      s.monitoring?.metrics?.allowedFrom === undefined || s.networking?.allowedFrom !== undefined,
+  }),
 ];
 
 const SpecShape = z.strictObject({
@@ -459,6 +478,7 @@ const SpecShape = z.strictObject({
   overrideConfig: OverrideConfig.optional(),
   networking: Networking.optional(),
   workload: Workload.optional(),
+  monitoring: Monitoring.optional(),
 });
 export type Spec = z.infer<typeof SpecShape>;
 

@@ -2,17 +2,15 @@
 // comes from the same source and nothing the hook writes gets pruned.
 import { z } from "zod";
 
-const CONDITION_TYPES = [
-  "ValidationSucceeded",
-  "SecretsResolved",
-  "ConfigGenerated",
-  "DeploymentUpdated",
-  "Available",
-  "Ready",
-  "Reconciling",
-  "Stalled",
-] as const;
-export type ConditionType = (typeof CONDITION_TYPES)[number];
+export type ConditionType =
+  | "ValidationSucceeded"
+  | "SecretsResolved"
+  | "ConfigGenerated"
+  | "DeploymentUpdated"
+  | "Available"
+  | "Ready"
+  | "Reconciling"
+  | "Stalled";
 
 const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
 export type Phase = (typeof PHASES)[number];

@@ -129,7 +129,7 @@ const Expose = withRules(
   ],
 );
 
-const AllowedFrom = z
+export const AllowedFrom = z
   .strictObject({
     namespaces: z
       .array(
@@ -277,7 +277,7 @@ const PodDisruptionBudget = withRules(
   ],
 );
 
-const stringMap = (what: string) =>
+export const stringMap = (what: string) =>
   z
     .record(
       z.string().min(1).max(317).regex(LABEL_KEY, `must be a valid ${what} key`),
@@ -386,6 +386,15 @@ export const Workload = withRules(
         .optional()
         .describe(
           "How pods spread over nodes and zones; a constraint without labelSelector selects this server's pods.",
+        ),
+      terminationGracePeriodSeconds: z
+        .number()
+        .int()
+        .min(1, "must be between 1 and 3600 (0 would kill the requests in flight at once)")
+        .max(3600, "must be between 1 and 3600")
+        .optional()
+        .describe(
+          "Seconds a stopping pod has to finish the requests in flight (such as long streamed responses) before it is killed: the pod's terminationGracePeriodSeconds (1-3600; default: Kubernetes' 30).",
         ),
       overrides: Overrides.optional(),
     })

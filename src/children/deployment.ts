@@ -34,6 +34,7 @@ import {
   CONFIG_HASH_ANNOTATION,
   CONTAINER_NAME,
   INPUTS_HASH_ANNOTATION,
+  METRICS_PORT_NAME,
   PORT_NAME,
   RELEASE_LABEL,
   childNames,
@@ -84,6 +85,11 @@ export interface DeploymentInput {
   affinity?: Affinity | undefined;
   podLabels?: Record<string, string> | undefined;
   podAnnotations?: Record<string, string> | undefined;
+  /** spec.monitoring.metrics: the container port `metrics`. */
+  metricsPort?: number | undefined;
+  /** The environment spec.monitoring sets (children/monitoring.ts). */
+  monitoringEnv?: Record<string, string> | undefined;
+  terminationGracePeriodSeconds?: number | undefined;
 }
 
 /**
@@ -94,6 +100,7 @@ function env(input: DeploymentInput): EnvVar[] {
   const fixed: EnvVar[] = Object.entries({
     ...dataEnv(input.dataDir),
     ...serverEnv(input.release, input.port),
+    ...input.monitoringEnv,
   })
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) => ({ name, value }));
@@ -180,7 +187,12 @@ function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]):
     image: input.image,
     command: input.command,
     args: input.args,
-    ports: [{ name: PORT_NAME, containerPort: input.port, protocol: "TCP" }],
+    ports: [
+      { name: PORT_NAME, containerPort: input.port, protocol: "TCP" },
+      ...(input.metricsPort === undefined
+        ? []
+        : [{ name: METRICS_PORT_NAME, containerPort: input.metricsPort, protocol: "TCP" }]),
+    ],
     env: env(input),
     resources: resourcesOf(input.resources),
     volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
@@ -208,6 +220,7 @@ function buildPodSpec(input: DeploymentInput): PodSpec {
     containers: [buildContainer(input, mounts)],
     volumes: [...volumes, ...(input.volumes ?? [])],
     securityContext: podSecurityContext,
+    terminationGracePeriodSeconds: input.terminationGracePeriodSeconds,
     imagePullSecrets: input.imagePullSecrets,
     nodeSelector: input.nodeSelector,
     tolerations: input.tolerations,

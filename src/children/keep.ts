@@ -31,7 +31,7 @@ import { configMapFromLive } from "./configmap.js";
 import { childNames, CONTROLLER_UID_LABEL } from "./labels.js";
 import { applyManagers, DEFAULT_FIELD_MANAGER, projectApplied } from "./managed-fields.js";
 import { claimFromLive } from "./pvc.js";
-import { CHILD_TYPES } from "./types.js";
+import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "./types.js";
 
 /** Deeper than any child the hook builds (a Deployment's affinity is about 16). */
 const MAX_KEPT_DEPTH = 48;
@@ -67,6 +67,7 @@ const NAME_OF: ReadonlyMap<string, (llsd: string) => string> = new Map([
   ["NetworkPolicy", childNames.networkPolicy],
   ["HorizontalPodAutoscaler", childNames.hpa],
   ["PodDisruptionBudget", childNames.pdb],
+  ["ServiceMonitor", childNames.serviceMonitor],
 ]);
 
 /** Whether `name` is a name this parent's children of `kind` may have. */
@@ -79,7 +80,7 @@ export function isOwnedName(kind: string, name: string, llsd: string): boolean {
 }
 
 function declaredApiVersion(kind: string): string | undefined {
-  return CHILD_TYPES.find((t) => t.kind === kind)?.apiVersion;
+  return [...CHILD_TYPES, ...OPTIONAL_CHILD_TYPES].find((t) => t.kind === kind)?.apiVersion;
 }
 
 const foreign = (why: string): Untrusted => ({ ok: false, kind: "foreign", why });

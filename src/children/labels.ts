@@ -15,6 +15,8 @@ export const INPUTS_HASH_ANNOTATION = "llamastack.io/inputs-hash";
 
 export const CONTAINER_NAME = "llama-stack";
 export const PORT_NAME = "http";
+/** The container and Service port of spec.monitoring.metrics. */
+export const METRICS_PORT_NAME = "metrics";
 
 export function labelsFor(instance: string): Record<string, string> {
   return {
@@ -41,4 +43,5 @@ export const childNames = {
   hpa: (llsd: string) => `${llsd}-hpa`,
   pdb: (llsd: string) => `${llsd}-pdb`,
   serviceAccount: (llsd: string) => `${llsd}-sa`,
+  serviceMonitor: (llsd: string) => `${llsd}-service-monitor`,
 };

@@ -4,6 +4,7 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../api/hook.js";
 import type { Spec } from "../api/schema.js";
+import type { Networking } from "../api/workload.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
@@ -15,7 +16,8 @@ import { buildDeployment, type DeploymentInput } from "./deployment.js";
 import { buildHpa } from "./hpa.js";
 import { buildIngress } from "./ingress.js";
 import { childNames } from "./labels.js";
-import { buildNetworkPolicy } from "./network-policy.js";
+import { buildNetworkPolicy, type Peers } from "./network-policy.js";
+import { monitoringEnv, planMonitoring } from "./monitoring.js";
 import { checkOverrides } from "./overrides.js";
 import { allowedDisruptions, buildPdb } from "./pdb.js";
 import { buildPvc, checkPvcChange } from "./pvc.js";
@@ -25,6 +27,12 @@ import { buildService } from "./service.js";
 export interface PlanInput {
   desired: Desired;
   observedChildren: readonly KubeObject[];
+  /**
+   * The keys of the request's children map (Metacontroller sends one for every
+   * child type the CompositeController declares): an optional child type
+   * (types.ts) is returned only when its key is here. Undefined: none is.
+   */
+  childGroups?: ReadonlySet<string> | undefined;
 }
 
 export type Plan =
@@ -81,7 +89,14 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     affinity: overrides?.affinity,
     podLabels: overrides?.podLabels,
     podAnnotations: overrides?.podAnnotations,
+    metricsPort: spec.monitoring?.metrics?.port,
+    monitoringEnv: monitoringEnv(spec.monitoring, desired.distribution.release, owner),
+    terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
   };
+}
+
+function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
+  return { namespaces: allowedFrom.namespaces ?? [], labels: allowedFrom.labels ?? [] };
 }
 
 /** The Ingress of networking.expose and the NetworkPolicy of networking.allowedFrom. */
@@ -102,12 +117,16 @@ function networkChildren(desired: Desired, owner: Owner): KubeObject[] {
     );
   }
   if (allowedFrom !== undefined) {
+    const metrics = spec.monitoring?.metrics;
     children.push(
       buildNetworkPolicy({
         ...owner,
         port: desired.port,
-        namespaces: allowedFrom.namespaces ?? [],
-        labels: allowedFrom.labels ?? [],
+        ...peersOf(allowedFrom),
+        metrics: metrics && {
+          port: metrics.port,
+          from: metrics.allowedFrom && peersOf(metrics.allowedFrom),
+        },
       }),
     );
   }
@@ -178,6 +197,15 @@ export function planChildren(input: PlanInput): Plan {
   const desiredDeployment = buildDeployment(deploymentInputOf(desired, owner));
   const storage = storageChildren(input, owner);
   const scaling = scalingChildren(spec.workload, owner);
+  const monitoring = planMonitoring(
+    {
+      monitoring: spec.monitoring,
+      release: desired.distribution.release,
+      overrides: spec.workload?.overrides,
+      childGroups: input.childGroups,
+    },
+    owner,
+  );
   const configMaps =
     generated === undefined
       ? []
@@ -191,13 +219,14 @@ export function planChildren(input: PlanInput): Plan {
   const children: KubeObject[] = [
     ...configMaps,
     desiredDeployment,
-    buildService({ ...owner, port: desired.port }),
+    buildService({ ...owner, port: desired.port, metricsPort: spec.monitoring?.metrics?.port }),
     ...(spec.workload?.overrides?.serviceAccountName === undefined
       ? [buildServiceAccount(owner)]
       : []),
     ...networkChildren(desired, owner),
     ...storage.children,
     ...scaling.children,
+    ...monitoring.children,
   ];
   const problems = [
     ...checkOverrides(spec.workload?.overrides, {
@@ -205,6 +234,7 @@ export function planChildren(input: PlanInput): Plan {
       release: desired.distribution.release,
     }),
     ...storage.problems,
+    ...monitoring.problems,
     ...checkSizes(children),
   ];
   if (problems.length > 0) return { ok: false, problems };
@@ -212,6 +242,6 @@ export function planChildren(input: PlanInput): Plan {
     ok: true,
     children,
     desiredDeployment,
-    warnings: [...storage.warnings, ...scaling.warnings],
+    warnings: [...storage.warnings, ...scaling.warnings, ...monitoring.warnings],
   };
 }

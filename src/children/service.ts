@@ -2,9 +2,15 @@
 // (README "Children and rollouts"), and the URL it gives the server.
 import type { Service } from "kubernetes-types/core/v1.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
-import { PORT_NAME, childNames, selectorFor } from "./labels.js";
+import { METRICS_PORT_NAME, PORT_NAME, childNames, selectorFor } from "./labels.js";
 
-export function buildService(input: Owner & { port: number }): Child<Service> {
+export interface ServiceInput extends Owner {
+  port: number;
+  /** spec.monitoring.metrics: the port `metrics` too. */
+  metricsPort?: number | undefined;
+}
+
+export function buildService(input: ServiceInput): Child<Service> {
   return {
     apiVersion: "v1",
     kind: "Service",
@@ -12,7 +18,19 @@ export function buildService(input: Owner & { port: number }): Child<Service> {
     spec: {
       type: "ClusterIP",
       selector: selectorFor(input.llsd),
-      ports: [{ name: PORT_NAME, port: input.port, targetPort: PORT_NAME, protocol: "TCP" }],
+      ports: [
+        { name: PORT_NAME, port: input.port, targetPort: PORT_NAME, protocol: "TCP" },
+        ...(input.metricsPort === undefined
+          ? []
+          : [
+              {
+                name: METRICS_PORT_NAME,
+                port: input.metricsPort,
+                targetPort: METRICS_PORT_NAME,
+                protocol: "TCP",
+              },
+            ]),
+      ],
     },
   };
 }

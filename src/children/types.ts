@@ -16,6 +16,20 @@ export const CHILD_TYPES = [
   { apiVersion: "policy/v1", kind: "PodDisruptionBudget", resource: "poddisruptionbudgets" },
 ] as const;
 
+/**
+ * Child types the base install does not declare, because an absent CRD in
+ * childResources stops the whole CompositeController: each comes with a
+ * kustomize component (manifests/components/) that declares it, and the hook
+ * returns such a child only when the sync request's children map has a key
+ * for its type, which Metacontroller sends for every declared type.
+ */
+export const SERVICE_MONITOR_TYPE = {
+  apiVersion: "monitoring.coreos.com/v1",
+  kind: "ServiceMonitor",
+  resource: "servicemonitors",
+} as const;
+export const OPTIONAL_CHILD_TYPES = [SERVICE_MONITOR_TYPE] as const;
+
 /** The related types /customize asks for. */
 export const RELATED_TYPES = [
   { apiVersion: "v1", kind: "Secret", resource: "secrets" },

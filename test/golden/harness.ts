@@ -18,9 +18,9 @@ import {
 } from "../../src/api/hook.js";
 import { YAML_OPTIONS } from "../../src/config/canonical.js";
 import { generateConfig } from "../../src/config/generate.js";
-import { loadCatalog } from "../../src/server/catalog.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync, type SyncContext, type SyncOutcome } from "../../src/sync.js";
-import { CHILD_TYPES, groupKey } from "../../src/children/types.js";
+import { CHILD_TYPES, groupKey, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 
 export const CASES_DIR = join(import.meta.dirname, "cases");
@@ -62,6 +62,12 @@ export interface CaseFile {
   observed?: PriorState[];
   /** Objects a user labelled with the parent's controller-uid, which Metacontroller adopted. */
   adopted?: KubeObject[];
+  /**
+   * Kinds of OPTIONAL_CHILD_TYPES the CompositeController declares (a component
+   * such as manifests/components/servicemonitor is installed), so that the
+   * children map has a key for each.
+   */
+  optionalChildKinds?: string[];
 }
 
 export interface GoldenCase {
@@ -101,6 +107,17 @@ function toMap(objects: readonly KubeObject[], format: Format, groups: readonly 
 
 /** The child types the CompositeController declares: Metacontroller always sends each group. */
 export const CHILD_GROUPS = CHILD_TYPES.map(groupKey);
+
+/** The groups of a case's CompositeController: the base install's and its components'. */
+function childGroupsOf(c: CaseFile): string[] {
+  const optional = (c.optionalChildKinds ?? []).map((kind) => {
+    const t = OPTIONAL_CHILD_TYPES.find((o) => o.kind === kind);
+    if (t === undefined)
+      throw new Error(`optionalChildKinds: ${kind} is not an optional child type`);
+    return groupKey(t);
+  });
+  return [...CHILD_GROUPS, ...optional];
+}
 
 function relatedObjects(
   c: { secrets?: CaseFile["secrets"]; configMaps?: CaseFile["configMaps"] },
@@ -215,7 +232,7 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
     );
     const req = SyncRequest.parse({
       parent: parentOf(c, prior.spec, prior.generation ?? i + 1, status),
-      children: toMap([...children.values()], format, CHILD_GROUPS),
+      children: toMap([...children.values()], format, childGroupsOf(c)),
       related: toMap(related, format),
     });
     const outcome = sync(req, NOW, syncContext());
@@ -251,7 +268,7 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
       metadata: { name: "llsd-hook" },
     },
     parent: parentOf(c, c.spec, c.generation ?? (c.observed?.length ?? 0) + 1, status),
-    children: toMap([...children.values(), ...(c.adopted ?? [])], format, CHILD_GROUPS),
+    children: toMap([...children.values(), ...(c.adopted ?? [])], format, childGroupsOf(c)),
     related: toMap(relatedObjects(c, namespace), format, ["Secret.v1", "ConfigMap.v1"]),
     finalizing: false,
   });

@@ -26,7 +26,7 @@ import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { stableStringify } from "../../src/config/json.js";
 import { createApp } from "../../src/server/app.js";
-import { loadCatalog } from "../../src/server/catalog.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { loadCases, runCase } from "../golden/harness.js";
 import { restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
 import { Metacontroller, ssaPayload, type SyncRound } from "./metacontroller.js";
@@ -196,8 +196,25 @@ async function serveHook(
 describe("server-side apply: the hook's keep projection of every golden child changes nothing", function () {
   this.timeout(300_000);
   const kube = () => cluster().kube;
+  // Children of the base install's types: the CompositeController the stand-in
+  // loads has no component, so it declares no optional type.
   const cases = loadCases()
     .map((c) => ({ c, outcome: runCase(c.file, "v2") }))
+    .map(({ c, outcome }) => ({
+      c,
+      outcome:
+        outcome.kind === "ok"
+          ? {
+              ...outcome,
+              response: {
+                ...outcome.response,
+                children: outcome.response.children.filter((o) =>
+                  CHILD_TYPES.some((t) => t.kind === o.kind),
+                ),
+              },
+            }
+          : outcome,
+    }))
     .flatMap(({ c, outcome }) =>
       outcome.kind === "ok" && outcome.response.children.length > 0
         ? [{ c, response: outcome.response }]

@@ -79,7 +79,9 @@ for (const release of releases) {
         const unlisted = [...got.unset, ...got.dummy].filter(
           (f) => !listed.has(quirkKey(release, name, f)),
         );
-        expect(describeAll(unlisted), "findings not in test/llama-stack/quirks.yaml").to.deep.equal([]);
+        expect(describeAll(unlisted), "findings not in test/llama-stack/quirks.yaml").to.deep.equal(
+          [],
+        );
         const reported = new Set(
           [...got.unset, ...got.dummy].map((f) => quirkKey(release, name, f)),
         );

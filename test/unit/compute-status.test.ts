@@ -17,6 +17,7 @@ function observed(over: Partial<Observed> = {}): Observed {
     generation: 3,
     spec: {},
     children: [],
+    childGroups: new Set(),
     related: { secrets: new Map(), configMaps: new Map() },
     status: {},
     deployment: undefined,

@@ -11,7 +11,8 @@ import { buildPdb } from "../../../src/children/pdb.js";
 import { buildPvc } from "../../../src/children/pvc.js";
 import { buildServiceAccount } from "../../../src/children/service-account.js";
 import { buildService } from "../../../src/children/service.js";
-import { CHILD_TYPES } from "../../../src/children/types.js";
+import { buildServiceMonitor } from "../../../src/children/service-monitor.js";
+import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "../../../src/children/types.js";
 
 const owner = { llsd: "llama", namespace: "default" };
 const LABELS = {
@@ -54,6 +55,20 @@ describe("Child<T>", () => {
         CHILD_TYPES.some((t) => t.kind === child.kind && t.apiVersion === child.apiVersion),
       ).to.equal(true);
       expect(child.metadata.namespace).to.equal("default");
+      expect(child.metadata.labels).to.deep.equal(LABELS);
+    });
+});
+
+describe("optional child types", () => {
+  const optional: KubeObject[] = [buildServiceMonitor(owner)];
+  for (const child of optional)
+    it(`${child.kind}: an optional child type, not a base one, with the common labels`, () => {
+      expect(
+        OPTIONAL_CHILD_TYPES.some(
+          (t) => t.kind === child.kind && t.apiVersion === child.apiVersion,
+        ),
+      ).to.equal(true);
+      expect(CHILD_TYPES.some((t) => t.kind === child.kind)).to.equal(false);
       expect(child.metadata.labels).to.deep.equal(LABELS);
     });
 });

@@ -286,6 +286,34 @@ describe("buildDeployment", () => {
         expect(spec).to.not.have.property(key);
       for (const key of ["command", "args"]) expect(container({})).to.not.have.property(key);
     });
+    it("spec.monitoring.metrics: the container port metrics after http", () =>
+      expect(container({ metricsPort: 9464 })?.ports).to.deep.equal([
+        { name: "http", containerPort: 8321, protocol: "TCP" },
+        { name: "metrics", containerPort: 9464, protocol: "TCP" },
+      ]));
+    it("spec.monitoring's variables sorted with ours", () =>
+      expect(
+        envNames({
+          release: "1.5.0",
+          monitoringEnv: { OTEL_SERVICE_NAME: "llama", OGX_METRICS_PORT: "9464" },
+        }),
+      ).to.deep.equal([
+        "FILES_STORAGE_DIR",
+        "HF_HOME",
+        "HOME",
+        "OGX_METRICS_PORT",
+        "OGX_PORT",
+        "OTEL_SERVICE_NAME",
+        "RUN_CONFIG_PATH",
+        "SQLITE_STORE_DIR",
+      ]));
+    it("terminationGracePeriodSeconds on the pod, only when set", () => {
+      expect(pod({ terminationGracePeriodSeconds: 120 })?.terminationGracePeriodSeconds).to.equal(
+        120,
+      );
+      expect(pod({})).to.not.have.property("terminationGracePeriodSeconds");
+      expect(container({})?.ports).to.have.length(1);
+    });
     it("does not change its input", () => {
       const input: DeploymentInput = {
         ...BASE,

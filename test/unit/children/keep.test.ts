@@ -25,6 +25,8 @@ describe("isOwnedName", () => {
     ["NetworkPolicy", "llama-network-policy", true],
     ["HorizontalPodAutoscaler", "llama-hpa", true],
     ["PodDisruptionBudget", "llama-pdb", true],
+    ["ServiceMonitor", "llama-service-monitor", true], // an optional child type
+    ["ServiceMonitor", "llama", false],
     ["ClusterRoleBinding", "llama", false], // not a child kind at all
     ["Secret", "llama-sa", false],
     ["constructor", "llama", false],
@@ -65,6 +67,23 @@ describe("keepChild", () => {
         metadata: { name: "llama-service", namespace: "default" },
         spec: { type: "ClusterIP" },
       },
+    },
+    {
+      name: "a ServiceMonitor (an optional child type) with its own annotation",
+      observed: child("ServiceMonitor", "monitoring.coreos.com/v1", "llama-service-monitor", {
+        spec: { endpoints: [{ port: "metrics" }] },
+      }),
+      kept: {
+        apiVersion: "monitoring.coreos.com/v1",
+        kind: "ServiceMonitor",
+        metadata: { name: "llama-service-monitor", namespace: "default" },
+        spec: { endpoints: [{ port: "metrics" }] },
+      },
+    },
+    {
+      name: "a ServiceMonitor of another apiVersion is foreign",
+      observed: child("ServiceMonitor", "monitoring.coreos.com/v1alpha1", "llama-service-monitor"),
+      kept: "is not a child type llsd-hook manages (ServiceMonitor of another apiVersion, or another kind)",
     },
     {
       name: "a Deployment without annotation: cannot be kept",

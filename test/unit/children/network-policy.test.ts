@@ -62,6 +62,59 @@ describe("buildNetworkPolicy", () => {
     });
   });
 
+  describe("the metrics port (spec.monitoring.metrics)", () => {
+    const policy = (metrics: Parameters<typeof buildNetworkPolicy>[0]["metrics"]) =>
+      buildNetworkPolicy({
+        llsd: "llama",
+        namespace: "default",
+        port: 8321,
+        namespaces: ["apps"],
+        labels: [],
+        metrics,
+      }).spec?.ingress;
+    const rows: [why: string, metrics: Parameters<typeof policy>[0], ingress: unknown[]][] = [
+      [
+        "without metrics: the server port only",
+        undefined,
+        [{ from: [byName(["apps"])], ports: [{ protocol: "TCP", port: 8321 }] }],
+      ],
+      [
+        "the same peers: both ports in one rule",
+        { port: 9464 },
+        [
+          {
+            from: [byName(["apps"])],
+            ports: [
+              { protocol: "TCP", port: 8321 },
+              { protocol: "TCP", port: 9464 },
+            ],
+          },
+        ],
+      ],
+      [
+        "peers of its own: a second rule, for the metrics port only",
+        { port: 9464, from: { namespaces: ["monitoring"], labels: ["prometheus"] } },
+        [
+          { from: [byName(["apps"])], ports: [{ protocol: "TCP", port: 8321 }] },
+          {
+            from: [byName(["monitoring"]), byLabel("prometheus")],
+            ports: [{ protocol: "TCP", port: 9464 }],
+          },
+        ],
+      ],
+      [
+        "every namespace may scrape",
+        { port: 9464, from: { namespaces: ["*"], labels: [] } },
+        [
+          { from: [byName(["apps"])], ports: [{ protocol: "TCP", port: 8321 }] },
+          { from: [{ namespaceSelector: {} }], ports: [{ protocol: "TCP", port: 9464 }] },
+        ],
+      ],
+    ];
+    for (const [why, metrics, ingress] of rows)
+      it(why, () => expect(policy(metrics)).to.deep.equal(ingress));
+  });
+
   it("with nothing listed, admits no one (from: [] denies every peer)", () => {
     const policy = buildNetworkPolicy({
       llsd: "llama",

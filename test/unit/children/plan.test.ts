@@ -9,6 +9,11 @@ import type { GeneratedConfig } from "../../../src/config/generate.js";
 import type { Desired } from "../../../src/desired.js";
 import { layoutOf } from "../../../src/resolve.js";
 import { formatProblem } from "../../../src/problems.js";
+import { groupKey, SERVICE_MONITOR_TYPE } from "../../../src/children/types.js";
+import type { Service } from "kubernetes-types/core/v1.js";
+import type { NetworkPolicy } from "kubernetes-types/networking/v1.js";
+
+const SERVICE_MONITOR_DECLARED = new Set([groupKey(SERVICE_MONITOR_TYPE)]);
 
 const GENERATED: GeneratedConfig = {
   configYaml: "version: 2\n",
@@ -21,6 +26,8 @@ const GENERATED: GeneratedConfig = {
 interface Extra {
   generated?: GeneratedConfig;
   observedChildren?: KubeObject[];
+  childGroups?: ReadonlySet<string>;
+  release?: string;
 }
 
 function input(spec: unknown, extra: Extra = {}): PlanInput {
@@ -32,7 +39,7 @@ function input(spec: unknown, extra: Extra = {}): PlanInput {
     llsd: "llama",
     namespace: "default",
     spec: parsed,
-    distribution: { name: undefined, release: undefined, image: "img:1" },
+    distribution: { name: undefined, release: extra.release, image: "img:1" },
     ...layoutOf(parsed),
     references: [],
     inputsHash: "h",
@@ -41,7 +48,11 @@ function input(spec: unknown, extra: Extra = {}): PlanInput {
         ? undefined
         : { source: "generated", generated: extra.generated },
   };
-  return { desired, observedChildren: extra.observedChildren ?? [] };
+  return {
+    desired,
+    observedChildren: extra.observedChildren ?? [],
+    childGroups: extra.childGroups,
+  };
 }
 
 const claim = (accessModes: string[], name = "llama-pvc"): KubeObject => ({
@@ -128,6 +139,24 @@ describe("planChildren", () => {
       ["spec.workload.storage"],
     ],
     [
+      "monitoring.metrics.serviceMonitor where the kind is declared: the ServiceMonitor last",
+      input(
+        {
+          networking: { allowedFrom: { namespaces: ["apps"] } },
+          monitoring: { metrics: { serviceMonitor: {} } },
+        },
+        { childGroups: SERVICE_MONITOR_DECLARED },
+      ),
+      [...BASE, "NetworkPolicy/llama-network-policy", "ServiceMonitor/llama-service-monitor"],
+      [],
+    ],
+    [
+      "the same where it is not: no ServiceMonitor, a warning",
+      input({ monitoring: { metrics: { serviceMonitor: {} } } }),
+      BASE,
+      ["spec.monitoring.metrics.serviceMonitor"],
+    ],
+    [
       "hostile: a claim of another name is not ours to warn about",
       input({}, { observedChildren: [claim(["ReadWriteOnce"], "other-pvc")] }),
       BASE,
@@ -171,6 +200,11 @@ describe("planChildren", () => {
       ["ChildTooLarge spec.workload"],
     ],
     [
+      "monitoring.metrics on a release without the endpoint",
+      input({ monitoring: { metrics: {} } }, { release: "0.7.3" }),
+      ["MetricsEndpointUnavailable spec.monitoring.metrics"],
+    ],
+    [
       "every problem at once, overrides first",
       input(
         {
@@ -207,6 +241,43 @@ describe("planChildren", () => {
     });
     const volumes = plan.desiredDeployment.spec?.template.spec?.volumes ?? [];
     expect(volumes.find((v) => v.name === "tls")?.secret).to.deep.equal({ secretName: "cert" });
+  });
+
+  it("monitoring and the grace period reach the Deployment, the Service and the NetworkPolicy", () => {
+    const plan = planChildren(
+      input(
+        {
+          networking: { allowedFrom: { namespaces: ["apps"] } },
+          workload: { terminationGracePeriodSeconds: 90 },
+          monitoring: {
+            metrics: { port: 9100, allowedFrom: { namespaces: ["monitoring"] } },
+            otlp: { endpoint: "http://collector:4318" },
+          },
+        },
+        { release: "1.5.0" },
+      ),
+    );
+    if (!plan.ok) expect.fail(plan.problems.map(formatProblem).join("\n"));
+    const pod = plan.desiredDeployment.spec?.template.spec;
+    expect(pod?.terminationGracePeriodSeconds).to.equal(90);
+    expect(pod?.containers[0]?.ports?.map((p) => `${p.name}:${p.containerPort}`)).to.deep.equal([
+      "http:8321",
+      "metrics:9100",
+    ]);
+    const env = Object.fromEntries((pod?.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).to.include({
+      OGX_METRICS_PORT: "9100",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_SERVICE_NAMESPACE: "default",
+    });
+    const service = plan.children.find((c) => c.kind === "Service") as Service | undefined;
+    expect(service?.spec?.ports?.map((p) => p.name)).to.deep.equal(["http", "metrics"]);
+    const policy = plan.children.find((c) => c.kind === "NetworkPolicy") as
+      NetworkPolicy | undefined;
+    expect(policy?.spec?.ingress?.map((r) => r.ports?.map((p) => p.port))).to.deep.equal([
+      [8321],
+      [9100],
+    ]);
   });
 
   it("never changes its input", () => {

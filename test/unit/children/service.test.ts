@@ -23,6 +23,18 @@ describe("buildService", () => {
     });
 });
 
+describe("buildService with spec.monitoring.metrics", () => {
+  it("adds the port metrics behind the container port of that name", () =>
+    expect(buildService({ ...owner, port: 8321, metricsPort: 9464 }).spec?.ports).to.deep.equal([
+      { name: "http", port: 8321, targetPort: "http", protocol: "TCP" },
+      { name: "metrics", port: 9464, targetPort: "metrics", protocol: "TCP" },
+    ]));
+  it("without it, the server port only", () =>
+    expect(
+      buildService({ ...owner, port: 8321, metricsPort: undefined }).spec?.ports,
+    ).to.have.length(1));
+});
+
 describe("serviceUrl", () => {
   const rows: [port: number, tls: boolean, url: string][] = [
     [8321, false, "http://llama-service.team-a.svc.cluster.local:8321"],

@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { CHILD_TYPES, RELATED_TYPES } from "../../../src/children/types.js";
+import { CHILD_TYPES, OPTIONAL_CHILD_TYPES, RELATED_TYPES } from "../../../src/children/types.js";
 import { PLURAL, GROUP, API_VERSION } from "../../../src/api/schema.js";
 import {
   COMPOSITE_CONTROLLER_SPEC,
@@ -59,6 +59,43 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
+const SERVICE_MONITOR_COMPONENT = join(root, "manifests", "components", "servicemonitor");
+const CHILD_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
+
+interface Op {
+  op: string;
+  path: string;
+  value: unknown;
+}
+
+/** A component's JSON 6902 patches, with the kind and name each targets. */
+function componentPatches(dir: string): { file: string; kind: string; name: string; ops: Op[] }[] {
+  const k = docs(join(dir, "kustomization.yaml"))[0] as unknown as {
+    kind: string;
+    patches: { path: string; target: { kind: string; name: string } }[];
+  };
+  expect(k.kind).to.equal("Component");
+  return k.patches.map((p) => {
+    const file = join(dir, p.path);
+    const ops = parseAllDocuments(readFileSync(file, "utf8"))[0]?.toJS() as Op[];
+    return { file, kind: p.target.kind, name: p.target.name, ops };
+  });
+}
+
+/** The `add … /-` operations the components use (append to a list), as kustomize applies them. */
+function applyOps(target: unknown, ops: readonly Op[]): unknown {
+  const out = structuredClone(target) as Record<string, unknown>;
+  for (const { op, path, value } of ops) {
+    const keys = path.split("/").slice(1);
+    expect([op, keys.at(-1)], path).to.deep.equal(["add", "-"]);
+    let node: unknown = out;
+    for (const key of keys.slice(0, -1)) node = (node as Record<string, unknown>)[key];
+    expect(node, path).to.be.an("array");
+    (node as unknown[]).push(value);
+  }
+  return out;
+}
+
 const all = [
   ...yamlFiles(join(root, "manifests")),
   ...yamlFiles(join(root, "metacontroller")),
@@ -86,6 +123,22 @@ const cc = all.find((d) => d.kind === "CompositeController") as Obj & {
     >;
   };
 };
+
+type Role = Obj & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+
+/** The base install's CompositeController and ClusterRole with a component's patches applied. */
+function applyComponent(dir: string): { cc: typeof cc; role: Role } {
+  const role = all.find((d) => d.kind === "ClusterRole") as Role;
+  const patched = { cc, role };
+  for (const p of componentPatches(dir)) {
+    if (p.kind === "CompositeController" && p.name === cc.metadata.name)
+      patched.cc = applyOps(patched.cc, p.ops) as typeof cc;
+    else if (p.kind === "ClusterRole" && p.name === role.metadata.name)
+      patched.role = applyOps(patched.role, p.ops) as Role;
+    else expect.fail(`${p.file}: targets ${p.kind} ${p.name}, which the base install lacks`);
+  }
+  return patched;
+}
 
 describe("install manifests", () => {
   it("the CompositeController declares exactly the child types the hook emits, each with an update strategy", () => {
@@ -223,8 +276,11 @@ describe("install manifests", () => {
     expect(binding.roleRef.name).to.equal(role.metadata.name);
   });
 
-  it("kubectl apply -k manifests installs every manifest file, the CRD and the CompositeController included", () => {
-    const reached = kustomized(join(root, "manifests"))
+  it("kubectl apply -k manifests installs every manifest file, the CRD and the CompositeController included; the optional components use the rest", () => {
+    const reached = [
+      ...kustomized(join(root, "manifests")),
+      ...componentPatches(SERVICE_MONITOR_COMPONENT).map((p) => p.file),
+    ]
       .map((f) => relative(root, f))
       .sort();
     const files = [
@@ -235,6 +291,29 @@ describe("install manifests", () => {
       .map((f) => relative(root, f))
       .sort();
     expect(reached).to.deep.equal(files);
+  });
+
+  it("the ServiceMonitor component declares exactly the optional child types, and grants Metacontroller every verb on them", () => {
+    const patched = applyComponent(SERVICE_MONITOR_COMPONENT);
+    const spec = patched.cc.spec;
+    expect(spec.childResources.map((c) => `${c.apiVersion} ${c.resource}`).sort()).to.deep.equal(
+      [...CHILD_TYPES, ...OPTIONAL_CHILD_TYPES].map((t) => `${t.apiVersion} ${t.resource}`).sort(),
+    );
+    for (const c of spec.childResources)
+      expect(c.updateStrategy?.method, c.resource).to.equal("InPlace");
+    expect(schemaErrors(spec, COMPOSITE_CONTROLLER_SPEC)).to.deep.equal([]);
+    for (const t of OPTIONAL_CHILD_TYPES)
+      expect(
+        patched.role.rules.some(
+          (r) =>
+            r.apiGroups.includes(t.apiVersion.split("/")[0] ?? "") &&
+            r.resources.includes(t.resource) &&
+            CHILD_VERBS.every((v) => r.verbs.includes(v)),
+        ),
+        t.resource,
+      ).to.equal(true);
+    // The base install stays without them: an absent CRD stops the whole CompositeController.
+    expect(cc.spec.childResources.map((c) => c.resource)).to.not.include("servicemonitors");
   });
 
   it("the hook runs non-root on a read-only root filesystem, probed, with limits and the image overrides file", () => {

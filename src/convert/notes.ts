@@ -1,0 +1,66 @@
+// What the status of a converted object should say about the v1alpha1 fields
+// its annotation keeps without applying them: a ConfigMap in another namespace
+// (no safe v1alpha2 meaning: an error, so that nothing changes), and fields
+// whose v1alpha2 home is only planned (warnings). Pure: the hook's status
+// computation calls it with the parent object.
+import { isObject, own, formatPath, type JsonObject } from "../config/json.js";
+import { msg } from "../messages.js";
+import { V1ALPHA1_FIELDS_ANNOTATION, annotationOf } from "./annotations.js";
+import { OBJECT_BOUNDS } from "./convert.js";
+import { getAt, pathOf } from "./json-path.js";
+import { namespaceOf } from "./reader.js";
+import { decodeRestore, treeOf } from "./restore.js";
+import { FIELD_RULES } from "./table.js";
+
+/** Reasons of the notes; they join src/problems.ts's Reason when the status reports them. */
+export const ConversionReason = {
+  CrossNamespaceConfigMap: "CrossNamespaceConfigMap",
+  FieldNotApplied: "FieldNotApplied",
+} as const;
+export type ConversionReason = (typeof ConversionReason)[keyof typeof ConversionReason];
+
+export interface ConversionNote {
+  reason: ConversionReason;
+  path: string;
+  detail: string;
+}
+
+export interface ConversionNotes {
+  /** The object must not run as it is (the hook keeps what runs). */
+  errors: ConversionNote[];
+  warnings: ConversionNote[];
+}
+
+/** Notes for a v1alpha2 object from its llamastack.io/v1alpha1-fields annotation. */
+export function conversionNotes(obj: JsonObject): ConversionNotes {
+  const notes: ConversionNotes = { errors: [], warnings: [] };
+  const text = annotationOf(obj, V1ALPHA1_FIELDS_ANNOTATION);
+  if (typeof text !== "string") return notes;
+  const decoded = decodeRestore(text, OBJECT_BOUNDS);
+  if ("error" in decoded) return notes;
+  const kept = treeOf(decoded.entries);
+  const at = formatPath(["metadata", "annotations", V1ALPHA1_FIELDS_ANNOTATION]);
+  const userConfig = getAt(kept, pathOf("spec.server.userConfig"));
+  const spec = own(obj, "spec");
+  const hasOverride = isObject(spec) && own(spec, "overrideConfig") !== undefined;
+  if (isObject(userConfig) && !hasOverride) {
+    const name = own(userConfig, "configMapName");
+    const namespace = own(userConfig, "configMapNamespace");
+    if (typeof name === "string" && typeof namespace === "string" && name !== "")
+      notes.errors.push({
+        reason: ConversionReason.CrossNamespaceConfigMap,
+        path: "spec.overrideConfig",
+        detail: msg.crossNamespaceConfigMap(namespace, name, namespaceOf(obj) ?? ""),
+      });
+  }
+  for (const rule of FIELD_RULES) {
+    if (rule.v1alpha2 !== null || rule.planned === undefined) continue;
+    if (getAt(kept, pathOf(rule.v1alpha1)) === undefined) continue;
+    notes.warnings.push({
+      reason: ConversionReason.FieldNotApplied,
+      path: at,
+      detail: msg.plannedFieldNotApplied(rule.v1alpha1, rule.planned, V1ALPHA1_FIELDS_ANNOTATION),
+    });
+  }
+  return notes;
+}

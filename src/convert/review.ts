@@ -1,0 +1,96 @@
+// The conversion webhook's answer: an apiextensions.k8s.io/v1 ConversionReview
+// in, the ConversionReview response out — uid echoed, every object converted
+// to request.desiredAPIVersion, or Failure with a message naming the object,
+// the field and the fix. Pure; the HTTP route lives in src/server.
+import { formatProblem } from "../problems.js";
+import { isObject, own, type Json, type JsonObject } from "../config/json.js";
+import { msg } from "../messages.js";
+import { toV1alpha1, toV1alpha2 } from "./convert.js";
+import { V1ALPHA1_API_VERSION, V1ALPHA2_API_VERSION } from "./map.js";
+
+const REVIEW_API_VERSION = "apiextensions.k8s.io/v1";
+/** Problems quoted in one Failure message; the rest are counted. */
+const MAX_PROBLEMS = 5;
+
+function response(uid: string, result: JsonObject, convertedObjects: Json[] = []): JsonObject {
+  return {
+    apiVersion: REVIEW_API_VERSION,
+    kind: "ConversionReview",
+    response: { uid, convertedObjects, result },
+  };
+}
+
+const failure = (uid: string, message: string) => response(uid, { status: "Failure", message });
+
+/** namespace/name of an object for messages, shortened. */
+function nameOf(obj: unknown): string {
+  const metadata = isObject(obj) ? own(obj, "metadata") : undefined;
+  const part = (key: string) => {
+    const value = isObject(metadata) ? own(metadata, key) : undefined;
+    return typeof value === "string" ? value.slice(0, 253) : undefined;
+  };
+  const name = part("name") ?? "unnamed";
+  const namespace = part("namespace");
+  return namespace === undefined ? name : `${namespace}/${name}`;
+}
+
+function versionOf(obj: unknown): string {
+  const version = isObject(obj) ? own(obj, "apiVersion") : undefined;
+  return typeof version === "string" ? version.slice(0, 80) : "no apiVersion";
+}
+
+/** request.uid when there is one, to echo even in a Failure. */
+function uidOf(review: unknown): string {
+  const request = isObject(review) ? own(review, "request") : undefined;
+  const uid = isObject(request) ? own(request, "uid") : undefined;
+  return typeof uid === "string" ? uid : "";
+}
+
+/** The request part, or why it is not one. */
+function requestOf(review: unknown): { uid: string; desired: string; objects: Json[] } | string {
+  if (
+    !isObject(review) ||
+    own(review, "apiVersion") !== REVIEW_API_VERSION ||
+    own(review, "kind") !== "ConversionReview"
+  )
+    return "is not an apiextensions.k8s.io/v1 ConversionReview";
+  const request = own(review, "request");
+  if (!isObject(request)) return "has no request";
+  const uid = own(request, "uid");
+  if (typeof uid !== "string" || uid === "") return "has no request.uid";
+  const desired = own(request, "desiredAPIVersion");
+  if (desired !== V1ALPHA1_API_VERSION && desired !== V1ALPHA2_API_VERSION)
+    return `asks for ${typeof desired === "string" ? JSON.stringify(desired.slice(0, 80)) : "no version"} (request.desiredAPIVersion); llsd-hook converts to ${V1ALPHA1_API_VERSION} and ${V1ALPHA2_API_VERSION}`;
+  const objects = own(request, "objects");
+  if (!Array.isArray(objects)) return "has no request.objects list";
+  return { uid, desired, objects };
+}
+
+/** The ConversionReview response for `review`; never throws. */
+export function convertReview(review: unknown): JsonObject {
+  const request = requestOf(review);
+  if (typeof request === "string") return failure(uidOf(review), msg.convertReviewInvalid(request));
+  const converted: Json[] = [];
+  for (const [index, obj] of request.objects.entries()) {
+    if (versionOf(obj) === request.desired) {
+      converted.push(obj);
+      continue;
+    }
+    const result = request.desired === V1ALPHA2_API_VERSION ? toV1alpha2(obj) : toV1alpha1(obj);
+    if (!result.ok) {
+      const quoted = result.problems.slice(0, MAX_PROBLEMS).map(formatProblem);
+      const more = result.problems.length - quoted.length;
+      const problems = quoted.join("; ") + (more > 0 ? `; and ${more} more` : "");
+      const message = msg.convertObjectFailed(
+        index,
+        nameOf(obj),
+        versionOf(obj),
+        request.desired,
+        problems,
+      );
+      return failure(request.uid, message);
+    }
+    converted.push(result.value);
+  }
+  return response(request.uid, { status: "Success" }, converted);
+}

@@ -4,6 +4,8 @@
 import type { Spec } from "./api/schema.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
 import { isObject, own } from "./config/json.js";
+import { CONFIG_FILE, TLS_KEYS } from "./config/runtime.js";
+import { SECRET_NAME_KEYS } from "./config/storage.js";
 
 export interface Reference {
   kind: "Secret" | "ConfigMap";
@@ -15,8 +17,8 @@ export interface Reference {
 }
 
 /** Keys storage.<kind>.secretName must have. */
-export const POSTGRES_SECRET_KEYS = ["dbname", "host", "password", "port", "user"];
-export const OVERRIDE_CONFIG_KEY = "config.yaml";
+const POSTGRES_SECRET_KEYS = Object.values(SECRET_NAME_KEYS).sort();
+const SERVER_TLS_KEYS = [TLS_KEYS.cert, TLS_KEYS.key];
 
 function secretKeyRefs(value: unknown, path: string): Reference[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => secretKeyRefs(v, `${path}[${i}]`));
@@ -57,9 +59,7 @@ export function collectReferences(spec: Spec): Reference[] {
   const tls = spec.networking?.tls;
   if (tls?.enabled === true && tls.secretName !== undefined) {
     const keys =
-      tls.requireClientCertificate === true
-        ? ["ca.crt", "tls.crt", "tls.key"]
-        : ["tls.crt", "tls.key"];
+      tls.requireClientCertificate === true ? [TLS_KEYS.ca, ...SERVER_TLS_KEYS] : SERVER_TLS_KEYS;
     refs.push({
       kind: "Secret",
       name: tls.secretName,
@@ -72,7 +72,7 @@ export function collectReferences(spec: Spec): Reference[] {
     refs.push({
       kind: "Secret",
       name: expose.tlsSecretName,
-      keys: ["tls.crt", "tls.key"],
+      keys: SERVER_TLS_KEYS,
       path: "spec.networking.expose.tlsSecretName",
     });
   }
@@ -81,7 +81,7 @@ export function collectReferences(spec: Spec): Reference[] {
     refs.push({
       kind: "ConfigMap",
       name: spec.overrideConfig.configMapName,
-      keys: [OVERRIDE_CONFIG_KEY],
+      keys: [CONFIG_FILE],
       path: "spec.overrideConfig.configMapName",
     });
   }

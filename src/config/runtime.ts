@@ -68,8 +68,11 @@ export function isReservedEnvName(name: string): boolean {
   return RESERVED_ENV.has(name) || name.startsWith("LLSD_");
 }
 
+/** The keys of a kubernetes.io/tls Secret (ca.crt: the client CA, for mutual TLS). */
+export const TLS_KEYS = { cert: "tls.crt", key: "tls.key", ca: "ca.crt" } as const;
+
 export const TLS_FILES = {
-  cert: `${TLS_MOUNT_DIR}/tls.crt`,
-  key: `${TLS_MOUNT_DIR}/tls.key`,
-  ca: `${TLS_MOUNT_DIR}/ca.crt`,
+  cert: `${TLS_MOUNT_DIR}/${TLS_KEYS.cert}`,
+  key: `${TLS_MOUNT_DIR}/${TLS_KEYS.key}`,
+  ca: `${TLS_MOUNT_DIR}/${TLS_KEYS.ca}`,
 };

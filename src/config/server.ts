@@ -5,12 +5,11 @@ import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import { OVERRIDE_CONFIG_KEY } from "../references.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { isObject, own, type JsonObject } from "./json.js";
 import type { StackConfig } from "./model.js";
-import { TLS_FILES } from "./runtime.js";
+import { CONFIG_FILE, TLS_FILES } from "./runtime.js";
 
 /** Releases whose server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */
 export function hasStrictTls(release: ReleaseData | undefined): boolean {
@@ -24,7 +23,7 @@ export function checkOverrideTls(
 ): Problem | undefined {
   if (release === undefined || !hasStrictTls(release)) return undefined;
   const data = configMap["data"];
-  const text = isObject(data) ? own(data, OVERRIDE_CONFIG_KEY) : undefined;
+  const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
   if (typeof text !== "string") return undefined;
   let doc: unknown;
   try {

@@ -4,7 +4,9 @@
 //   1. idle;
 //   2. after N distinct large requests (each with ~0.9 MB of model metadata,
 //      the shape that filled a count-bounded cache): the cache is bounded by bytes;
-//   3. peak while parsing one request of the largest accepted size, made of the
+//   3. after N distinct parents at rest (their children applied, their status
+//      fed back), each sent twice: whole answers cached, within the same bound;
+//   4. peak while parsing one request of the largest accepted size, made of the
 //      smallest JSON objects (the worst amplification), and with that, the
 //      amplification factor the body limit is chosen from.
 import { execFileSync, spawn } from "node:child_process";
@@ -12,6 +14,7 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "../src/server/app.js";
+import { buildRequest } from "../test/golden/harness.js";
 
 const MiB = 2 ** 20;
 
@@ -72,6 +75,17 @@ function heavySpec(i: number, bytes: number): unknown {
   };
 }
 
+/** The request of a parent at rest: two earlier syncs applied and rolled out, the status fed back. */
+function steadyParent(spec: unknown): string {
+  const observed = [
+    { spec, generation: 1 },
+    { spec, generation: 1 },
+  ];
+  return JSON.stringify(
+    buildRequest({ description: "at rest", spec, generation: 1, observed }, "v2"),
+  );
+}
+
 /** A body just under the limit made of tiny objects: a related Secret with many small keys. */
 function worstBody(limit: number): string {
   const head = parent({ distribution: { name: "starter" } }).slice(0, -"{}}".length);
@@ -85,13 +99,25 @@ function worstBody(limit: number): string {
   return `${head}{"Secret.v1":{"default/big":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"big","namespace":"default"},"data":{${keys.join(",")}}}}}}`;
 }
 
-export async function benchMemory(distinct = 200): Promise<void> {
-  // The production build, as the image runs it.
+/** The production build (dist/), as the image runs it. */
+export function buildDist(): void {
   execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]);
+}
+
+export async function benchMemory(
+  options: { distinct?: number; build?: boolean } = {},
+): Promise<void> {
+  const distinct = options.distinct ?? 200;
+  if (options.build !== false) buildDist();
   const port = 18000 + Math.floor(Math.random() * 2000);
   const child = spawn(process.execPath, [...HEAP_FLAGS, "dist/server/main.js"], {
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent" },
-    stdio: "ignore",
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  // One log line per request: count those answered from the response cache.
+  let cachedAnswers = 0;
+  child.stdout.on("data", (chunk: Buffer) => {
+    cachedAnswers += chunk.toString().split('"cached":true').length - 1;
   });
   try {
     for (let i = 0; i < 100; i++) {
@@ -105,21 +131,42 @@ export async function benchMemory(distinct = 200): Promise<void> {
     const pid = child.pid as number;
     const idle = memoryOf(pid);
     console.log(
-      `\nmemory of the hook process (cache bound ${CACHE_BYTES / MiB} MiB, body limit ${BODY_LIMIT_BYTES / MiB} MiB)`,
+      `\n6. Memory of the hook process (cache bound ${CACHE_BYTES / MiB} MiB, body limit ${BODY_LIMIT_BYTES / MiB} MiB)`,
     );
     console.log(`  idle                                          rss ${idle.rss.toFixed(0)} MiB`);
-    for (const [label, bytes] of [
-      ["configs just under the size budget (cached)", 900],
-      ["0.9 MB of model metadata (refused: too large)", 4500],
-    ] as const) {
-      const sample = parent(heavySpec(0, bytes));
+    const phases: { label: string; body: (i: number) => string; times: number }[] = [
+      {
+        label: "configs just under the size budget (generations cached)",
+        body: (i) => parent(heavySpec(i + 900_000, 900)),
+        times: 1,
+      },
+      {
+        label: "0.9 MB of model metadata (refused: too large)",
+        body: (i) => parent(heavySpec(i + 4_500_000, 4500)),
+        times: 1,
+      },
+      {
+        label: "parents at rest with configs just under the budget, each sent twice",
+        body: (i) => steadyParent(heavySpec(i + 2_000_000, 900)),
+        times: 2,
+      },
+    ];
+    for (const phase of phases) {
+      let size = 0;
+      cachedAnswers = 0;
       for (let i = 0; i < distinct; i++) {
-        const status = await post(port, parent(heavySpec(i + bytes * 1000, bytes)));
-        if (status !== 200) throw new Error(`heavy request ${i} answered ${status}`);
+        const body = phase.body(i);
+        size = Math.max(size, body.length);
+        for (let t = 0; t < phase.times; t++) {
+          const status = await post(port, body);
+          if (status !== 200) throw new Error(`heavy request ${i} answered ${status}`);
+        }
       }
+      await new Promise((r) => setTimeout(r, 200)); // the last log lines
       const heavy = memoryOf(pid);
+      const hits = phase.times > 1 ? ` (${cachedAnswers} answers from the response cache)` : "";
       console.log(
-        `  after ${distinct} distinct ${(sample.length / 1e6).toFixed(2)} MB requests, ${label}: rss ${heavy.rss.toFixed(0)} MiB, peak ${heavy.peak.toFixed(0)} MiB (limit 384 MiB)`,
+        `  after ${distinct} distinct ${(size / 1e6).toFixed(2)} MB requests, ${phase.label}: rss ${heavy.rss.toFixed(0)} MiB, peak ${heavy.peak.toFixed(0)} MiB (limit 384 MiB)${hits}`,
       );
     }
     const body = worstBody(BODY_LIMIT_BYTES);

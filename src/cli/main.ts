@@ -2,7 +2,7 @@
 // npx llsd-hook render <cr.yaml>
 import { readFileSync } from "node:fs";
 import { generateConfig } from "../config/generate.js";
-import { imageOverridesFromEnv, loadCatalog } from "../server/catalog.js";
+import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 import { render } from "./render.js";
 
 const USAGE = `usage: llsd-hook render <cr.yaml|->
@@ -23,7 +23,8 @@ function main(argv: string[]): number {
     return 2;
   }
   const text = readFileSync(file === "-" ? 0 : file, "utf8");
-  const catalog = loadCatalog({ imageOverrides: imageOverridesFromEnv(process.env) });
+  // Only the release and distribution the resource names are read.
+  const catalog = loadCatalog({ imageOverrides: imageOverridesFromEnv(process.env), lazy: true });
   const out = render(text, file, { catalog, generate: generateConfig }, new Date());
   for (const note of out.notes) process.stderr.write(`${note}\n`);
   process.stdout.write(out.children);

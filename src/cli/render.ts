@@ -5,6 +5,7 @@ import { parseAllDocuments } from "yaml";
 import { SyncRequest, type KubeObject } from "../api/hook.js";
 import { LlamaStackDistributionSpec, API_VERSION, KIND } from "../api/schema.js";
 import { YAML_OPTIONS } from "../config/canonical.js";
+import { isoSeconds } from "../edge/clock.js";
 import { collectReferences, scanReferences, type Reference } from "../references.js";
 import { sync, type SyncContext } from "../sync.js";
 import { formatProblem, problemsFromZod } from "../problems.js";
@@ -62,7 +63,15 @@ function parseStrictly(text: string, source: string): unknown[] {
   return docs.map((d) => d.toJS() as unknown);
 }
 
-export function render(text: string, source: string, ctx: SyncContext, now: Date): Rendered {
+/** The sync request a file stands for, and the objects it assumes exist. */
+export interface RenderRequest {
+  request: SyncRequest;
+  refs: Reference[];
+  namespace: string;
+}
+
+/** The file's LlamaStackDistribution as Metacontroller would send it, its references assumed to exist. */
+export function requestOf(text: string, source: string): RenderRequest {
   const docs = parseStrictly(text, source);
   const cr = docs.find((d) => (d as { kind?: string } | null)?.kind === KIND) as
     Record<string, unknown> | undefined;
@@ -93,8 +102,12 @@ export function render(text: string, source: string, ctx: SyncContext, now: Date
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );
-  const request = parsed.data;
-  const outcome = sync(request, now.toISOString().replace(/\.\d{3}Z$/, "Z"), ctx);
+  return { request: parsed.data, refs, namespace };
+}
+
+export function render(text: string, source: string, ctx: SyncContext, now: Date): Rendered {
+  const { request, refs, namespace } = requestOf(text, source);
+  const outcome = sync(request, isoSeconds(now), ctx);
   if (outcome.kind === "conflict") throw new RenderError(outcome.message);
   const notes =
     refs.length > 0

@@ -6,14 +6,14 @@
 //   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
 //   LOG_LEVEL              pino level (info)
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
-//   CACHE_MIB              what the generation cache may hold (48)
+//   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import { pino } from "pino";
 import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
-import { imageOverridesFromEnv, loadCatalog } from "./catalog.js";
+import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
 

@@ -1,58 +1,126 @@
-// Memoizes config generation at the edge: Metacontroller re-syncs every parent
-// periodically with unchanged input, so most calls repeat an earlier one. The
-// key is an object-hash of the inputs that matter (the spec, the resolved
-// distribution, env names, server settings); the catalog is fixed per process.
-// The cache is bounded by the bytes its values hold, not by their count: one
-// large config weighs as much as hundreds of small ones.
-import hash from "object-hash";
+// The edge's caches. Metacontroller re-syncs every parent periodically with
+// unchanged input, so most calls repeat an earlier one. Two tiers share one
+// budget of bytes (CACHE_MIB), bounded by what the values hold, not by their
+// count (one large config weighs as much as hundreds of small ones), least
+// recently used first out:
+//   - config generation, keyed by a sha256 of the inputs that matter (the spec,
+//     the resolved distribution, env names, server settings) as canonical JSON:
+//     it serves requests whose observed objects changed but whose spec did not;
+//   - whole sync responses, keyed by the request's bytes (./responses.ts).
+// The catalog and the app's options are fixed per process, so neither is in a key.
+import { createHash, randomBytes } from "node:crypto";
 import type { GenerateInput } from "../config/generate.js";
 
-export interface MemoOptions<R> {
-  /** Bytes the cached values may hold together. */
-  maxBytes: number;
+export interface CacheStats {
+  entries: number;
+  bytes: number;
+}
+
+/** One tier of a ByteCache: its own keys, values of one type. */
+export interface CacheTier<V> {
+  get(key: string): V | undefined;
+  /** Keeps the value unless it would take more than an eighth of the budget. */
+  set(key: string, value: V, bytes: number): void;
+}
+
+export interface ByteCache {
+  /** A tier whose keys cannot meet another tier's. */
+  tier<V>(name: string): CacheTier<V>;
+  /** Entries and bytes held now, across tiers (for tests and the bench). */
+  stats(): CacheStats;
+}
+
+/** A least-recently-used cache bounded by the bytes its values hold together. */
+export function byteCache(maxBytes: number): ByteCache {
+  // Map keeps insertion order: re-inserting on a hit makes the first entry the oldest.
+  const entries = new Map<string, { value: unknown; bytes: number }>();
+  let held = 0;
+  const tier = <V>(name: string): CacheTier<V> => ({
+    get(key) {
+      const id = `${name}\0${key}`;
+      const hit = entries.get(id);
+      if (hit === undefined) return undefined;
+      entries.delete(id);
+      entries.set(id, hit);
+      // Only this tier's set() stores under its prefix, always a V.
+      return hit.value as V;
+    },
+    set(key, value, bytes) {
+      if (bytes * 8 > maxBytes) return;
+      const id = `${name}\0${key}`;
+      const old = entries.get(id);
+      if (old !== undefined) {
+        entries.delete(id);
+        held -= old.bytes;
+      }
+      entries.set(id, { value, bytes });
+      held += bytes;
+      for (const [oldest, entry] of entries) {
+        if (held <= maxBytes) break;
+        entries.delete(oldest);
+        held -= entry.bytes;
+      }
+    },
+  });
+  return { tier, stats: () => ({ entries: entries.size, bytes: held }) };
+}
+
+export type MemoOptions<R> = {
   /** What one value holds, roughly, in bytes. */
   sizeOf: (value: R) => number;
-}
+} & (
+  | { /** A cache shared with other tiers. */ cache: ByteCache }
+  | { /** Bytes a cache of its own may hold. */ maxBytes: number }
+);
 
 export interface Memoized<R> {
   (input: GenerateInput): R;
-  /** Entries and bytes held now (for tests and the bench). */
-  stats(): { entries: number; bytes: number };
+  /** Entries and bytes held now by its cache (all tiers, when shared). */
+  stats(): CacheStats;
+}
+
+/**
+ * Stands for `undefined` in a key, which JSON would drop: a field set to
+ * undefined stays apart from a missing one. Random per process, so no value
+ * in a spec can spell it.
+ */
+const UNDEFINED = `undefined:${randomBytes(16).toString("hex")}`;
+
+/** JSON with object keys sorted: equal values give equal text, unequal ones unequal text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === undefined) return UNDEFINED;
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+    // No prototype: a key named __proto__ stays a key.
+    const sorted = Object.create(null) as Record<string, unknown>;
+    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
+}
+
+/** The key of a generation: what generateConfig reads besides the fixed catalog. */
+export function generationKey(input: GenerateInput): string {
+  const inputs = {
+    spec: input.spec,
+    distribution: input.distribution,
+    env: input.userEnvNames,
+    port: input.port ?? null,
+    server: input.server ?? null,
+  };
+  return createHash("sha256").update(canonicalJson(inputs)).digest("base64");
 }
 
 export function memoize<R>(fn: (input: GenerateInput) => R, options: MemoOptions<R>): Memoized<R> {
-  const cache = new Map<string, { value: R; bytes: number }>();
-  let held = 0;
+  const cache = "cache" in options ? options.cache : byteCache(options.maxBytes);
+  const generations = cache.tier<R>("generation");
   const memo = (input: GenerateInput): R => {
-    const key = hash(
-      {
-        spec: input.spec,
-        distribution: input.distribution,
-        env: input.userEnvNames,
-        port: input.port ?? null,
-        server: input.server ?? null,
-      },
-      { unorderedObjects: true, unorderedArrays: false, respectType: false },
-    );
-    const hit = cache.get(key);
-    if (hit !== undefined) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit.value;
-    }
+    const key = generationKey(input);
+    const hit = generations.get(key);
+    if (hit !== undefined) return hit;
     const value = fn(input);
-    const bytes = options.sizeOf(value);
-    // A value that would take more than an eighth of the cache is not kept.
-    if (bytes * 8 > options.maxBytes) return value;
-    cache.set(key, { value, bytes });
-    held += bytes;
-    for (const [oldest, entry] of cache) {
-      if (held <= options.maxBytes) break;
-      cache.delete(oldest);
-      held -= entry.bytes;
-    }
+    generations.set(key, value, options.sizeOf(value));
     return value;
   };
-  memo.stats = () => ({ entries: cache.size, bytes: held });
+  memo.stats = () => cache.stats();
   return memo;
 }

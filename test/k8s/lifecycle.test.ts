@@ -15,7 +15,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js"
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { createApp } from "../../src/server/app.js";
-import { loadCatalog } from "../../src/server/catalog.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";
 import { cluster } from "./setup.js";

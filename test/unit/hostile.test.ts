@@ -13,7 +13,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js"
 import { isOwnedName } from "../../src/children/keep.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { createApp } from "../../src/server/app.js";
-import { loadCatalog } from "../../src/server/catalog.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync } from "../../src/sync.js";
 import { syncContext } from "../golden/harness.js";
 import { applyAll, request, syncOk } from "./arbitraries.js";

@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION } from "../../src/api/hook.js";
 import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
 import { createApp } from "../../src/server/app.js";
-import { loadCatalog } from "../../src/server/catalog.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { configOf } from "../golden/harness.js";
 import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
 

@@ -5,7 +5,7 @@ import type { Status } from "../../src/api/status.js";
 import type { ObservedDeployment, Related } from "../../src/observe.js";
 import type { Reference } from "../../src/references.js";
 import { checkReferences, inputsHash, parseSpec, recordedRelease } from "../../src/resolve.js";
-import { loadCatalog } from "../../src/server/catalog.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
 
 const catalog = loadCatalog();
 

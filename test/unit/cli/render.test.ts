@@ -1,7 +1,10 @@
 // llsd-hook render: strict YAML (line and column), field-and-fix lines for
 // problems, and the same children the hook returns.
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
 import { render, RenderError } from "../../../src/cli/render.js";
+import { generateConfig } from "../../../src/config/generate.js";
+import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { syncContext } from "../../golden/harness.js";
 
 const NOW = new Date("2026-11-01T12:00:00Z");
@@ -71,4 +74,22 @@ describe("llsd-hook render", () => {
       "spec.providers.inference: every entry needs an id when the list has more than one provider; add an id to each",
     ]);
   });
+});
+
+describe("llsd-hook render with the catalog it loads", () => {
+  // The CLI reads one release and distribution (lazy); the answer is the hook's, from every one.
+  const lazy = { catalog: loadCatalog({ lazy: true }), generate: generateConfig };
+  const files = [
+    readFileSync("examples/minimal.yaml", "utf8"),
+    `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: postgres-demo, release: "0.7.3"}}\n`,
+    `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: nobody}}\n`,
+    `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter, release: "9.9.9"}}\n`,
+  ];
+  for (const [i, text] of files.entries()) {
+    it(`gives what the eagerly loaded catalog gives (file ${i + 1})`, () => {
+      expect(render(text, "cr.yaml", lazy, NOW)).to.deep.equal(
+        render(text, "cr.yaml", syncContext(), NOW),
+      );
+    });
+  }
 });

@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import request from "supertest";
 import { BODY_LIMIT_BYTES, createApp } from "../../../src/server/app.js";
-import { loadCatalog } from "../../../src/server/catalog.js";
+import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { buildRequest, loadCases } from "../../golden/harness.js";
 import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
 
@@ -39,6 +39,10 @@ const minimalSpec = {
     ],
   },
 };
+
+function raise(message: string): never {
+  throw new Error(message);
+}
 
 describe("HTTP edge", () => {
   it("GET /healthz and /readyz answer 200", async () => {
@@ -194,7 +198,14 @@ describe("HTTP edge", () => {
 
   it("a fault in the hook is a 500 with a message and no stack trace", async () => {
     const logger = pino({ level: "silent" });
-    const broken = { ...catalog, releases: ["0.7.3"], byRelease: {} } as typeof catalog;
+    // A catalog that fails when read: a fault in the hook, whatever the core reads first.
+    const broken = Object.defineProperties(
+      { ...catalog },
+      {
+        images: { get: () => raise("the catalog is broken") },
+        byRelease: { get: () => raise("the catalog is broken") },
+      },
+    );
     const app = createApp({ catalog: broken, logger });
     const res = await request(app).post("/sync").send(syncRequest(minimalSpec)).expect(500);
     expect(res.body).to.deep.equal({ error: "internal error in llsd-hook; see the hook's log" });

@@ -1,0 +1,83 @@
+// Loading the catalog: everything at once (the server) or one release and
+// distribution at a time (the CLI), with the same result.
+import { expect } from "chai";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_CONFIGS_DIR, loadCatalog } from "../../../src/edge/load-catalog.js";
+
+describe("loadCatalog", () => {
+  let dir = "";
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "llsd-configs-"));
+    cpSync(DEFAULT_CONFIGS_DIR, dir, { recursive: true });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("lazy gives the catalog eager gives, release by release", () => {
+    const eager = loadCatalog();
+    const lazy = loadCatalog({ lazy: true });
+    expect(lazy.releases).to.deep.equal(eager.releases);
+    expect(lazy.images).to.deep.equal(eager.images);
+    expect(Object.keys(lazy.byRelease)).to.deep.equal(Object.keys(eager.byRelease));
+    for (const release of eager.releases) {
+      const got = lazy.byRelease[release];
+      expect(Object.keys(got?.baseConfigs ?? {})).to.deep.equal(
+        Object.keys(eager.byRelease[release]?.baseConfigs ?? {}),
+      );
+      expect(got).to.deep.equal(eager.byRelease[release]);
+    }
+  });
+
+  it("lazy reads a release and a distribution only when they are used", () => {
+    const broken = mkdtempSync(join(tmpdir(), "llsd-configs-"));
+    try {
+      cpSync(dir, broken, { recursive: true });
+      writeFileSync(join(broken, "0.6.1", "registry.json"), "{ not json");
+      writeFileSync(join(broken, "1.5.0", "distributions", "nvidia", "config.yaml"), "- a list");
+      const lazy = loadCatalog({ configsDir: broken, lazy: true });
+      const release = lazy.byRelease["1.5.0"];
+      expect(release?.baseConfigs["starter"]).to.have.property("providers");
+      expect(Object.keys(release?.baseConfigs ?? {})).to.include("nvidia");
+      expect(() => release?.baseConfigs["nvidia"]).to.throw(
+        `${join(broken, "1.5.0", "distributions", "nvidia", "config.yaml")} is not a mapping: reinstall llsd-hook, or regenerate configs/ with "npm run configs:update"`,
+      );
+      expect(() => lazy.byRelease["0.6.1"]).to.throw(
+        `${join(broken, "0.6.1", "registry.json")} is not valid JSON`,
+      );
+      // The server reads everything at startup, so it stops on either.
+      expect(() => loadCatalog({ configsDir: broken })).to.throw(
+        /nvidia.config\.yaml is not a mapping/,
+      );
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  });
+
+  it("a loaded value stays: the second read returns the same object", () => {
+    const lazy = loadCatalog({ configsDir: dir, lazy: true });
+    const first = lazy.byRelease["0.7.3"];
+    expect(lazy.byRelease["0.7.3"]).to.equal(first);
+    expect(first?.baseConfigs["starter"]).to.equal(first?.baseConfigs["starter"]);
+  });
+
+  it("refuses an image pinned for a distribution the release does not ship, lazy or not", () => {
+    const missing = mkdtempSync(join(tmpdir(), "llsd-configs-"));
+    try {
+      cpSync(dir, missing, { recursive: true });
+      rmSync(join(missing, "1.5.0", "distributions", "oci"), { recursive: true });
+      const error =
+        "configs/distributions.json: oci 1.5.0 has no configs/1.5.0/distributions/oci/config.yaml";
+      expect(() => loadCatalog({ configsDir: missing })).to.throw(error);
+      expect(() => loadCatalog({ configsDir: missing, lazy: true })).to.throw(error);
+    } finally {
+      rmSync(missing, { recursive: true, force: true });
+    }
+  });
+
+  it("names a missing configs/ and the fix", () => {
+    expect(() => loadCatalog({ configsDir: join(dir, "nope") })).to.throw(
+      `${join(dir, "nope", "releases.json")} is missing or unreadable: reinstall llsd-hook`,
+    );
+  });
+});

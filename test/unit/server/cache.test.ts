@@ -1,0 +1,339 @@
+// The edge's caches: one byte budget, least recently used out, and whole sync
+// responses served again only when they cannot depend on the clock.
+import { expect } from "chai";
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
+import { pino } from "pino";
+import request from "supertest";
+import { generateConfig, type GenerateInput } from "../../../src/config/generate.js";
+import { loadCatalog } from "../../../src/edge/load-catalog.js";
+import { createApp } from "../../../src/server/app.js";
+import { byteCache, generationKey, memoize } from "../../../src/server/memo.js";
+import { dependsOnNow, requestKey } from "../../../src/server/responses.js";
+import { buildRequest, loadCases, type CaseFile } from "../../golden/harness.js";
+
+const catalog = loadCatalog();
+
+/** An app whose clock reads `at`, and the log lines of its requests. */
+function appAt(at: string, options: { cacheBytes?: number } = {}) {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const app = createApp({
+    catalog,
+    logger: pino({ level: "info" }, stream),
+    now: () => new Date(at),
+    ...options,
+  });
+  const syncLines = () => lines.filter((l) => l["path"] === "/sync");
+  return { app, syncLines };
+}
+
+const spec = {
+  distribution: { name: "starter" },
+  providers: {
+    inference: [
+      {
+        provider: "vllm",
+        endpoint: "http://vllm:8000/v1",
+        apiKey: { secretKeyRef: { name: "creds-a", key: "token" } },
+      },
+    ],
+  },
+};
+
+/** A parent at rest: two earlier syncs applied and rolled out, the status fed back. */
+function steadyBody(s: unknown = spec): string {
+  const c: CaseFile = {
+    description: "steady",
+    spec: s,
+    generation: 1,
+    secrets: { "creds-a": ["token"] },
+    observed: [
+      { spec: s, generation: 1 },
+      { spec: s, generation: 1 },
+    ],
+  };
+  return JSON.stringify(buildRequest(c, "v2"));
+}
+
+/** A parent's first sync: every condition transitions, so the answer holds `now`. */
+function firstBody(): string {
+  const c: CaseFile = { description: "first", spec, secrets: { "creds-a": ["token"] } };
+  return JSON.stringify(buildRequest(c, "v2"));
+}
+
+type App = ReturnType<typeof appAt>["app"];
+
+function postSync(app: App, body: string) {
+  return request(app).post("/sync").set("content-type", "application/json").send(body);
+}
+
+/** A request as sent on the wire (supertest re-encodes Buffer bodies). */
+async function rawPost(
+  app: App,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; text: string }> {
+  const server = app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, path: "/sync", method: "POST", headers },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  } finally {
+    server.close();
+  }
+}
+
+const LATER = "2026-11-02T09:30:00.000Z";
+const LATER_TEXT = "2026-11-02T09:30:00Z";
+
+describe("the edge's response cache", () => {
+  it("answers a steady parent's repeated request from the cache, byte for byte", async () => {
+    const body = steadyBody();
+    const { app, syncLines } = appAt(LATER);
+    const first = await postSync(app, body);
+    const again = await postSync(app, body);
+    expect([first.status, again.status]).to.deep.equal([200, 200]);
+    expect(again.text).to.equal(first.text);
+    expect(again.headers["content-type"]).to.equal(first.headers["content-type"]);
+    expect(again.headers["content-type"]).to.equal("application/json; charset=utf-8");
+    expect(first.text).not.to.include(LATER_TEXT);
+    const [miss, hit] = syncLines();
+    expect(miss).not.to.have.property("cached");
+    expect(hit).to.include({ cached: true, parent: "default/llama", children: 4 });
+    expect(hit?.["phase"]).to.equal(miss?.["phase"]);
+  });
+
+  it("serves what a fresh hook would answer at another time", async () => {
+    const body = steadyBody();
+    const cachedApp = appAt(LATER).app;
+    await postSync(cachedApp, body);
+    const cached = await postSync(cachedApp, body);
+    const fresh = await postSync(appAt("2027-03-04T05:06:07.000Z").app, body);
+    expect(cached.text).to.equal(fresh.text);
+  });
+
+  it("does not keep an answer that holds now: a later request gets its own time", async () => {
+    const body = firstBody();
+    const early = appAt("2026-11-02T09:00:00.000Z");
+    const first = await postSync(early.app, body);
+    expect(first.text).to.include("2026-11-02T09:00:00Z");
+    const second = await postSync(early.app, body);
+    expect(early.syncLines()[1]).not.to.have.property("cached");
+    expect(second.text).to.equal(first.text);
+  });
+
+  it("computes a conflict every time, as without a cache", async () => {
+    const c = loadCases().find((x) => x.name === "hook-no-last-applied-conflict");
+    if (c === undefined) throw new Error("golden case missing");
+    const body = JSON.stringify(buildRequest(c.file, "v1"));
+    const { app, syncLines } = appAt(LATER);
+    const first = await postSync(app, body);
+    const second = await postSync(app, body);
+    expect(first.status).to.equal(409);
+    expect(second.status).to.equal(409);
+    expect(second.text).to.equal(first.text);
+    expect(syncLines().map((l) => l["cached"])).to.deep.equal([undefined, undefined]);
+    expect(syncLines()[1]).to.have.property("conflict");
+  });
+
+  it("keys the decoded body: the same request gzipped is the same entry", async () => {
+    const body = steadyBody();
+    const { app, syncLines } = appAt(LATER);
+    const plain = await postSync(app, body);
+    const zipped = await rawPost(
+      app,
+      { "content-type": "application/json", "content-encoding": "gzip" },
+      gzipSync(body),
+    );
+    expect(zipped.status, zipped.text).to.equal(200);
+    expect(zipped.text).to.equal(plain.text);
+    expect(syncLines()[1]).to.include({ cached: true });
+  });
+
+  it("a different request is a different entry", async () => {
+    const { app, syncLines } = appAt(LATER);
+    await postSync(app, steadyBody());
+    const other = {
+      ...spec,
+      providers: { inference: [{ provider: "vllm", endpoint: "http://other:8000/v1" }] },
+    };
+    const res = await postSync(app, steadyBody(other));
+    expect(res.status).to.equal(200);
+    expect(res.text).to.include("other:8000");
+    expect(syncLines()[1]).not.to.have.property("cached");
+  });
+
+  it("does not cache anything when the budget is too small for one answer", async () => {
+    const body = steadyBody();
+    const { app, syncLines } = appAt(LATER, { cacheBytes: 1024 });
+    await postSync(app, body);
+    await postSync(app, body);
+    expect(syncLines().map((l) => l["cached"])).to.deep.equal([undefined, undefined]);
+  });
+});
+
+describe("requestKey and dependsOnNow", () => {
+  const rows: {
+    name: string;
+    a: [string, string | null];
+    b: [string, string | null];
+    same: boolean;
+  }[] = [
+    // the same bytes in the same charset: one request
+    { name: "equal bytes", a: ["{}", "utf-8"], b: ["{}", "utf-8"], same: true },
+    // one byte apart
+    { name: "other bytes", a: ["{}", "utf-8"], b: ["{ }", "utf-8"], same: false },
+    // the same bytes read in another charset parse to another request
+    { name: "other charset", a: ["{}", "utf-8"], b: ["{}", "utf-16le"], same: false },
+    // the charset and the body do not run together
+    { name: "no ambiguity", a: ["8{}", "utf-"], b: ["{}", "utf-8"], same: false },
+    { name: "no charset", a: ["{}", null], b: ["{}", ""], same: true },
+  ];
+  for (const row of rows) {
+    it(`${row.name}: ${row.same ? "one key" : "two keys"}`, () => {
+      const key = ([text, charset]: [string, string | null]) =>
+        requestKey(Buffer.from(text), charset);
+      expect(key(row.a) === key(row.b)).to.equal(row.same);
+    });
+  }
+
+  it("an answer holding the time depends on it; one without does not", () => {
+    expect(dependsOnNow(`{"lastTransitionTime":"${LATER_TEXT}"}`, LATER_TEXT)).to.equal(true);
+    expect(dependsOnNow(`{"lastTransitionTime":"2026-11-01T12:00:00Z"}`, LATER_TEXT)).to.equal(
+      false,
+    );
+  });
+});
+
+describe("generationKey", () => {
+  const base = {
+    distribution: { name: "starter", release: "1.5.0", image: "img" },
+    catalog,
+    userEnvNames: ["A"],
+  };
+  const key = (spec: unknown, more: Record<string, unknown> = {}) =>
+    generationKey({ ...base, spec, ...more } as unknown as GenerateInput);
+  const rows: { name: string; a: unknown; b: unknown; same: boolean }[] = [
+    // objects are unordered
+    { name: "keys in another order", a: { x: 1, y: 2 }, b: { y: 2, x: 1 }, same: true },
+    // lists are ordered
+    { name: "a list in another order", a: { l: [1, 2] }, b: { l: [2, 1] }, same: false },
+    // a set field is not a missing one
+    { name: "undefined against missing", a: { x: undefined }, b: {}, same: false },
+    { name: "undefined against null", a: { x: undefined }, b: { x: null }, same: false },
+    // a string is not a number
+    { name: "a string against a number", a: { x: "1" }, b: { x: 1 }, same: false },
+    // __proto__ is a key like any other
+    {
+      name: "a __proto__ key",
+      a: JSON.parse('{"s":{"__proto__":{"x":1}}}') as unknown,
+      b: { s: {} },
+      same: false,
+    },
+    // the sentinel for undefined cannot be spelled by a value
+    { name: "a string like undefined", a: { x: "undefined" }, b: { x: undefined }, same: false },
+    // nested objects are unordered too
+    {
+      name: "nested key order",
+      a: { o: { a: 1, b: [{ c: 1, d: 2 }] } },
+      b: { o: { b: [{ d: 2, c: 1 }], a: 1 } },
+      same: true,
+    },
+  ];
+  for (const row of rows) {
+    it(`${row.name}: ${row.same ? "one key" : "two keys"}`, () => {
+      expect(key(row.a) === key(row.b)).to.equal(row.same);
+    });
+  }
+
+  it("reads the env names, port and server settings, not the catalog", () => {
+    const spec = { distribution: { name: "starter" } };
+    expect(key(spec)).to.equal(key(spec, { catalog: {} }));
+    expect(key(spec)).not.to.equal(key(spec, { userEnvNames: ["B"] }));
+    expect(key(spec)).not.to.equal(key(spec, { port: 8080 }));
+    expect(key(spec)).not.to.equal(key(spec, { server: { tls_certfile: "/x" } }));
+    expect(key(spec, { port: undefined })).to.equal(key(spec));
+  });
+});
+
+describe("byteCache", () => {
+  it("drops the least recently used entries once the bytes pass the budget", () => {
+    const cache = byteCache(100);
+    const t = cache.tier<string>("t");
+    t.set("a", "A", 10);
+    t.set("b", "B", 10);
+    t.set("c", "C", 10);
+    expect(t.get("a")).to.equal("A"); // a is now the most recent
+    t.set("d", "D", 12); // 12 bytes: at most an eighth of the budget, kept
+    t.set("e", "E", 12);
+    expect(cache.stats()).to.deep.equal({ entries: 5, bytes: 54 });
+    for (let i = 0; i < 5; i++) t.set(`x${i}`, "X", 12);
+    expect(cache.stats().bytes).to.be.at.most(100);
+    expect(t.get("b")).to.equal(undefined);
+    expect(t.get("x4")).to.equal("X");
+  });
+
+  it("refuses a value over an eighth of the budget", () => {
+    const cache = byteCache(80);
+    const t = cache.tier<string>("t");
+    t.set("big", "B", 11);
+    expect(t.get("big")).to.equal(undefined);
+    expect(cache.stats()).to.deep.equal({ entries: 0, bytes: 0 });
+  });
+
+  it("keeps tiers apart and counts them against one budget", () => {
+    const cache = byteCache(1000);
+    const a = cache.tier<number>("a");
+    const b = cache.tier<string>("b");
+    a.set("k", 1, 100);
+    b.set("k", "one", 100);
+    expect(a.get("k")).to.equal(1);
+    expect(b.get("k")).to.equal("one");
+    a.set("k", 2, 50); // replacing an entry returns its bytes
+    expect(cache.stats()).to.deep.equal({ entries: 2, bytes: 150 });
+  });
+
+  it("memoize shares a cache with other tiers", () => {
+    const cache = byteCache(1 << 30);
+    let calls = 0;
+    const memo = memoize(
+      (input) => {
+        calls++;
+        return generateConfig(input);
+      },
+      { sizeOf: () => 1, cache },
+    );
+    const release = catalog.releases[0] ?? "";
+    const input = {
+      spec: { distribution: { name: "starter" } },
+      distribution: { name: "starter", release, image: "x" },
+      catalog,
+      userEnvNames: [],
+    } as unknown as GenerateInput;
+    memo(input);
+    memo({ ...input, spec: structuredClone(input.spec) });
+    expect(calls).to.equal(1);
+    expect(memo.stats()).to.deep.equal({ entries: 1, bytes: 1 });
+  });
+});

@@ -7,7 +7,7 @@ import { isOgx } from "./config/runtime.js";
 const list = (items: readonly string[]): string => items.join(", ");
 
 /** "OGX 1.5.0" from 0.8 on (the renamed project), "Llama Stack 0.7.3" before. */
-export function product(release: string): string {
+function product(release: string): string {
   return isOgx(release) ? `OGX ${release}` : `Llama Stack ${release}`;
 }
 

@@ -134,7 +134,7 @@ function keepApplied(
 }
 
 /** Metacontroller applied our Deployment and the Deployment controller finished rolling it out. */
-export function isRolledOut(
+function isRolledOut(
   observed: ObservedDeployment | undefined,
   desired: Deployment,
   parent: ParentRef,

@@ -8,7 +8,7 @@ export interface Peers {
   llamaStackVenvs: Record<string, string>;
 }
 
-export const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
+const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
 
 export function loadPeers(): Peers {
   const file = join(cacheDir, "peers.json");

@@ -18,7 +18,7 @@ export interface Rule<T> {
   check: (self: T) => boolean;
 }
 
-export interface CelValidation {
+interface CelValidation {
   rule: string;
   message: string;
   fieldPath?: string;

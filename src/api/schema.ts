@@ -2,7 +2,7 @@
 // TypeScript types (z.infer), the hook's validation and the CRD's
 // openAPIV3Schema (scripts/generate-crd.ts) all come from here.
 import { z } from "zod";
-import { SPEC_API_KEYS, specKeyOf } from "./llama-apis.js";
+import { SPEC_API_KEYS } from "./llama-apis.js";
 import { rule, withRules } from "./rules.js";
 import { Monitoring } from "./monitoring.js";
 import { DEFAULT_PORT, Networking, Workload } from "./workload.js";
@@ -514,5 +514,3 @@ export const LlamaStackDistribution = withRules(
     }),
   ],
 );
-
-export { specKeyOf };

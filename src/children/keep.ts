@@ -44,7 +44,7 @@ export interface ParentRef {
 }
 
 /** Why a child's applied state cannot be trusted; completes "<Kind> <ns>/<name> …". */
-export type Untrusted = {
+type Untrusted = {
   ok: false;
   why: string;
   /**

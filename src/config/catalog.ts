@@ -3,7 +3,7 @@
 // extracted from the published packages into configs/ — plus the hand-kept
 // distribution images. Loaded once at the edge (src/edge/load-catalog.ts) and
 // passed into the pure core.
-import type { Json, JsonObject } from "./json.js";
+import type { JsonObject } from "./json.js";
 
 export interface JsonSchema {
   [key: string]: unknown;
@@ -65,5 +65,3 @@ export interface Catalog {
   /** distribution name → release → image */
   images: Record<string, Record<string, ImagePin>>;
 }
-
-export type { Json };

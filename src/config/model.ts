@@ -36,7 +36,7 @@ export interface Provider {
   readonly rest: JsonObject;
 }
 
-export type Providers = Readonly<Partial<Record<Api, readonly Provider[]>>>;
+type Providers = Readonly<Partial<Record<Api, readonly Provider[]>>>;
 
 export const RESOURCE_KINDS = [
   "models",
@@ -84,7 +84,7 @@ export interface Backend {
   readonly rest: JsonObject;
 }
 
-export interface Storage {
+interface Storage {
   /** Backend name → backend; undefined: the section has no `backends` key. */
   readonly backends: Readonly<Record<string, Backend>> | undefined;
   /** stores and any other key. */
@@ -112,7 +112,7 @@ export interface ModelRef {
   readonly rest: JsonObject;
 }
 
-export interface Safety {
+interface Safety {
   /** Must be a registered shield; null: none. */
   readonly default_shield_id: string | null | undefined;
   readonly rest: JsonObject;

@@ -3,9 +3,9 @@
 
 export const CONFIG_MOUNT_DIR = "/etc/llama-stack";
 export const CONFIG_FILE = "config.yaml";
-export const CONFIG_PATH = `${CONFIG_MOUNT_DIR}/${CONFIG_FILE}`;
+const CONFIG_PATH = `${CONFIG_MOUNT_DIR}/${CONFIG_FILE}`;
 export const TLS_MOUNT_DIR = "/etc/llama-stack/tls";
-export const DATA_DIR = "/.llama";
+const DATA_DIR = "/.llama";
 
 /** Data paths, inside the data volume. spec.workload.overrides.env may change them. */
 export function dataEnv(dataDir: string): Record<string, string> {

@@ -13,13 +13,13 @@ import { decodeRestore, treeOf } from "./restore.js";
 import { FIELD_RULES } from "./table.js";
 
 /** Reasons of the notes; they join src/problems.ts's Reason when the status reports them. */
-export const ConversionReason = {
+const ConversionReason = {
   CrossNamespaceConfigMap: "CrossNamespaceConfigMap",
   FieldNotApplied: "FieldNotApplied",
 } as const;
-export type ConversionReason = (typeof ConversionReason)[keyof typeof ConversionReason];
+type ConversionReason = (typeof ConversionReason)[keyof typeof ConversionReason];
 
-export interface ConversionNote {
+interface ConversionNote {
   reason: ConversionReason;
   path: string;
   detail: string;

@@ -24,16 +24,16 @@ import { CHILD_TYPES, groupKey, OPTIONAL_CHILD_TYPES } from "../../src/children/
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 
 export const CASES_DIR = join(import.meta.dirname, "cases");
-export const NOW = "2026-11-01T12:00:00Z";
+const NOW = "2026-11-01T12:00:00Z";
 const APPLIED_AT = "2026-11-01T11:00:00Z";
 
-export interface RelatedSpec {
+interface RelatedSpec {
   /** Keys present; values are never needed. */
   keys: string[];
   resourceVersion?: string;
 }
 
-export interface PriorState {
+interface PriorState {
   /** The spec Metacontroller last synced and applied. */
   spec: unknown;
   generation?: number;

@@ -63,7 +63,7 @@ export interface CompositeController {
   };
 }
 
-export function loadCompositeController(): CompositeController {
+function loadCompositeController(): CompositeController {
   return parse(
     readFileSync(
       join(import.meta.dirname, "..", "..", "metacontroller", "compositecontroller.yaml"),
@@ -87,7 +87,7 @@ export interface MetacontrollerOptions {
  * binary (/usr/bin/metacontroller, built outside Kubernetes' tree): the API
  * server takes the part before "/" as the field manager of its Update requests.
  */
-export const METACONTROLLER_USER_AGENT = "metacontroller/v0.0.0 (linux/amd64) kubernetes/$Format";
+const METACONTROLLER_USER_AGENT = "metacontroller/v0.0.0 (linux/amd64) kubernetes/$Format";
 
 export interface SyncRound {
   httpStatus: number;
@@ -124,7 +124,7 @@ const SYSTEM_FIELDS = [
 ];
 /** Metacontroller's merge keys for lists of objects, in its order of precedence. */
 const LIST_MERGE_KEYS = ["containerPort", "port", "mountPath", "name", "uid", "ip", "path"];
-export const CONTROLLER_UID = "controller-uid";
+const CONTROLLER_UID = "controller-uid";
 
 function isObj(v: Json | undefined): v is JsonObject {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -137,7 +137,7 @@ function mergeKeyOf(...lists: Json[][]): string | undefined {
 }
 
 /** kubectl-apply-style three-way merge: desired wins, fields we stopped returning go. */
-export function merge3(observed: Json | undefined, last: Json | undefined, desired: Json): Json {
+function merge3(observed: Json | undefined, last: Json | undefined, desired: Json): Json {
   if (isObj(desired)) {
     const obs = isObj(observed) ? observed : {};
     const lst = isObj(last) ? last : {};
@@ -158,7 +158,7 @@ export function merge3(observed: Json | undefined, last: Json | undefined, desir
 }
 
 /** Go's encoding/json: keys sorted, and <, >, &, U+2028, U+2029 escaped. */
-export function goJson(value: unknown): string {
+function goJson(value: unknown): string {
   return stableStringify(value).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
@@ -183,7 +183,7 @@ type Meta = KubeObject["metadata"] & {
 const meta = (o: KubeObject) => o.metadata as Meta;
 
 /** MakeControllerRef. */
-export function controllerRef(parent: KubeObject): OwnerRef {
+function controllerRef(parent: KubeObject): OwnerRef {
   return {
     apiVersion: parent.apiVersion,
     kind: parent.kind,
@@ -209,7 +209,7 @@ function nullifyLastApplied(obj: KubeObject): void {
 }
 
 /** sanitizeForSSACompare: no system metadata, status or last-applied annotation. */
-export function sanitizeForSsa(obj: KubeObject): KubeObject {
+function sanitizeForSsa(obj: KubeObject): KubeObject {
   const c = structuredClone(obj) as KubeObject & { status?: unknown };
   const m = c.metadata as unknown as Record<string, unknown>;
   for (const f of SYSTEM_FIELDS) delete m[f];

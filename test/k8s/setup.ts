@@ -20,7 +20,7 @@ export function cluster(): ControlPlane {
   return current;
 }
 
-export async function installCrd(cp: ControlPlane): Promise<void> {
+async function installCrd(cp: ControlPlane): Promise<void> {
   const crd = parse(
     readFileSync(join(import.meta.dirname, "..", "..", CRD_FILE), "utf8"),
   ) as KubeObject;

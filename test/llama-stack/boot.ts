@@ -46,7 +46,7 @@ export interface BootedStack {
   logs(): string;
 }
 
-export interface DepsResult {
+interface DepsResult {
   /** Requirements `llama stack list-deps` / `ogx stack list-deps` printed for the config. */
   required: string[];
   /** The ones that were missing from the venv and got installed now. */
@@ -65,11 +65,11 @@ const lockDir = join(import.meta.dirname, "requirements");
  * The package's CLI in a release's venv: `llama` for llama-stack (<= 0.7),
  * `ogx` for its successor (0.8 on), which reads only OGX_* variables.
  */
-export function cliOf(venv: string): "llama" | "ogx" {
+function cliOf(venv: string): "llama" | "ogx" {
   return existsSync(join(venv, "bin", "ogx")) ? "ogx" : "llama";
 }
 
-export async function ensureProviderDeps(
+async function ensureProviderDeps(
   release: string,
   configYaml: string,
   configPath: string,
@@ -372,7 +372,7 @@ async function waitForHealth(
 }
 
 /** The line of the server's log that says why it stopped, if one does. */
-export function startupError(log: string): string | undefined {
+function startupError(log: string): string | undefined {
   const lines = log
     .split("\n")
     .map((l) => l.trim())

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path with query string, e.g. "/v1/models". */
   path: string;

@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import type { Finding } from "./validator.js";
 
-export const quirksFile = join(import.meta.dirname, "quirks.yaml");
+const quirksFile = join(import.meta.dirname, "quirks.yaml");
 
 const quirkSchema = z.strictObject({
   release: z.string().min(1),

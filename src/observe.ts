@@ -5,6 +5,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject, ObjectMap, SyncRequest } from "./api/hook.js";
 import { Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
+import { compareStrings } from "./config/json.js";
 
 export interface Related {
   secrets: ReadonlyMap<string, KubeObject>;
@@ -37,7 +38,7 @@ export interface Observed {
 export function objectsOf(map: ObjectMap): KubeObject[] {
   return Object.values(map)
     .flatMap((byKey) => Object.values(byKey))
-    .sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
+    .sort((a, b) => compareStrings(`${a.kind}/${a.metadata.name}`, `${b.kind}/${b.metadata.name}`));
 }
 
 /** The related Secrets and ConfigMaps in the parent's namespace, by name. */

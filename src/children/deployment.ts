@@ -27,7 +27,7 @@ import {
   serverEnv,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
-import { defined } from "../config/json.js";
+import { compareStrings, defined } from "../config/json.js";
 import { childMetadata, type Child } from "./child.js";
 import { canonicalQuantities } from "./quantity.js";
 import {
@@ -102,7 +102,7 @@ function env(input: DeploymentInput): EnvVar[] {
     ...serverEnv(input.release, input.port),
     ...input.monitoringEnv,
   })
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareStrings(a, b))
     .map(([name, value]) => ({ name, value }));
   const secrets: EnvVar[] = input.secretEnv.map((s) => ({
     name: s.name,

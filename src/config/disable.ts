@@ -6,6 +6,7 @@
 import { LLAMA_APIS, specKeyOf } from "../api/llama-apis.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
+import { compareStrings } from "./json.js";
 import {
   MODEL_DEFAULTS,
   providerLists,
@@ -195,7 +196,7 @@ function checkDependencies(
 ): Problem[] {
   const problems: Problem[] = [];
   const reported = new Set<string>();
-  const lists = providerLists(config).sort(([a], [b]) => a.localeCompare(b));
+  const lists = providerLists(config).sort(([a], [b]) => compareStrings(a, b));
   for (const [api, list] of lists) {
     for (const entry of list) {
       const info = config.dialect.providerType(api, entry.provider_type);

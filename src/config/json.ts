@@ -58,3 +58,11 @@ export function stableStringify(value: unknown): string {
     return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   });
 }
+
+/**
+ * Orders strings by UTF-16 code unit, as Array.prototype.sort does: the same in
+ * every process, unlike localeCompare, which follows the process's locale.
+ */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

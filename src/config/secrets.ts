@@ -5,6 +5,7 @@
 // LLSD_STORAGE_<KV|SQL>_<FIELD> for storage.
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
+import { compareStrings } from "./json.js";
 
 export interface SecretBinding {
   /** Env var name. */
@@ -60,5 +61,5 @@ export function findCollisions(bindings: readonly SecretBinding[]): Problem[] {
 /** The env vars to set, one per name (the last binding of a name wins), sorted by name. */
 export function secretEnvOf(bindings: readonly SecretBinding[]): SecretBinding[] {
   const unique = new Map(bindings.map((b) => [b.name, b]));
-  return [...unique.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return [...unique.values()].sort((a, b) => compareStrings(a.name, b.name));
 }

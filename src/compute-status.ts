@@ -6,7 +6,7 @@
 import type { Condition, ConditionType, Phase, Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
 import { serviceUrl } from "./children/service.js";
-import { defined } from "./config/json.js";
+import { defined } from "./lib/json.js";
 import { msg } from "./messages.js";
 import type { Observed } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";

@@ -5,7 +5,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject, ObjectMap, SyncRequest } from "./api/hook.js";
 import { Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
-import { compareStrings } from "./config/json.js";
+import { compareStrings } from "./lib/json.js";
 
 export interface Related {
   secrets: ReadonlyMap<string, KubeObject>;

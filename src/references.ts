@@ -3,7 +3,7 @@
 // Only names, keys and resourceVersions are ever read; never Secret data.
 import type { Spec } from "./api/schema.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
-import { isObject, own } from "./config/json.js";
+import { isObject, own } from "./lib/json.js";
 import { CONFIG_FILE, TLS_KEYS } from "./config/runtime.js";
 import { SECRET_NAME_KEYS } from "./config/storage.js";
 

@@ -15,8 +15,8 @@ import {
   type ResolvedDistribution,
 } from "./config/distribution.js";
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
-import { formatPath, isObject, own } from "./config/json.js";
-import { checkOverrideTls, serverSection } from "./config/server.js";
+import { formatPath, isObject, own } from "./lib/json.js";
+import { checkOverrideTls, serverSection } from "./config/server-section.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
 import { problem, problemsFromZod, Reason, type Problem, type Result } from "./problems.js";

@@ -10,7 +10,7 @@ import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./ch
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { planChildren } from "./children/plan.js";
 import { computeStatus, problemsOf, type Returned } from "./compute-status.js";
-import { stableStringify } from "./config/json.js";
+import { stableStringify } from "./lib/json.js";
 import { msg } from "./messages.js";
 import { observe, type Observed, type ObservedDeployment } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";

@@ -3,8 +3,8 @@
 // (scripts/k8s-schemas.ts → k8s-schemas.json), never hand-typed. The same
 // schema object goes into the CRD.
 import { z } from "zod";
-import { validateAgainstSchema, type JsonSchema } from "../jsonschema.js";
-import type { Json } from "../config/json.js";
+import { validateAgainstSchema, type JsonSchema } from "../lib/jsonschema.js";
+import type { Json } from "../lib/json.js";
 import schemas from "./k8s-schemas.json" with { type: "json" };
 
 export type EmbeddedType = keyof typeof schemas.types;

@@ -1,7 +1,7 @@
 // Children in one fixed form (cdk8s style): apiVersion, kind, metadata first,
 // every other key sorted, list order kept. Identical input gives identical
 // bytes, whatever the key order of the user's objects (env, nodeSelector, ...).
-import { isObject } from "../config/json.js";
+import { isObject } from "../lib/json.js";
 
 const HEAD = ["apiVersion", "kind", "metadata"];
 const METADATA_HEAD = ["name", "namespace"];

@@ -27,7 +27,7 @@ import {
   serverEnv,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
-import { compareStrings, defined } from "../config/json.js";
+import { compareStrings, defined } from "../lib/json.js";
 import { childMetadata, type Child } from "./child.js";
 import { canonicalQuantities } from "./quantity.js";
 import {

@@ -25,7 +25,7 @@
 //   4. A child that cannot be kept makes the whole answer a 409 naming it:
 //      never a shorter list, since a dropped child is a deleted child.
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
-import { isObject, own, type JsonObject } from "../config/json.js";
+import { isObject, own, type JsonObject } from "../lib/json.js";
 import { measure } from "../api/bounds.js";
 import { configMapFromLive } from "./configmap.js";
 import { childNames, CONTROLLER_UID_LABEL } from "./labels.js";

@@ -9,7 +9,7 @@
 // rights can rewrite managedFields, but a projection takes every value from
 // the live object, so it can never change the child's kind, namespace or name.
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
-import { isObject } from "../config/json.js";
+import { isObject } from "../lib/json.js";
 import { CONTROLLER_UID_LABEL } from "./labels.js";
 
 /** Metacontroller's default --apply-strategy-ssa-field-manager. */

@@ -5,7 +5,7 @@
 import type { PersistentVolumeClaim, PersistentVolumeClaimSpec } from "kubernetes-types/core/v1.js";
 import { z } from "zod";
 import type { KubeObject } from "../api/hook.js";
-import { defined, isObject } from "../config/json.js";
+import { defined, isObject } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { childMetadata, type Child, type Owner } from "./child.js";

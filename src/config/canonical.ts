@@ -13,7 +13,7 @@
 // same bytes on generated documents.
 import { createHash } from "node:crypto";
 import { Document, stringify } from "yaml";
-import { isObject, type Json, type JsonObject } from "./json.js";
+import { isObject, type Json, type JsonObject } from "../lib/json.js";
 
 const TOP_LEVEL_ORDER = [
   "version",

@@ -3,7 +3,7 @@
 // extracted from the published packages into configs/ — plus the hand-kept
 // distribution images. Loaded once at the edge (src/edge/load-catalog.ts) and
 // passed into the pure core.
-import type { JsonObject } from "./json.js";
+import type { JsonObject } from "../lib/json.js";
 
 export interface JsonSchema {
   [key: string]: unknown;

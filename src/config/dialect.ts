@@ -4,7 +4,7 @@
 // and its backends and provider fields are its own. Every such difference that
 // generation depends on is answered here, so no stage looks into a schema.
 import type { JsonSchema, ProviderTypeInfo, ReleaseData } from "./catalog.js";
-import { isObject, own } from "./json.js";
+import { isObject, own } from "../lib/json.js";
 import { isOgx } from "./runtime.js";
 
 export interface Dialect {

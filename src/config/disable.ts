@@ -6,7 +6,7 @@
 import { LLAMA_APIS, specKeyOf } from "../api/llama-apis.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import { compareStrings } from "./json.js";
+import { compareStrings } from "../lib/json.js";
 import {
   MODEL_DEFAULTS,
   providerLists,

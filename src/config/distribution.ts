@@ -6,7 +6,7 @@ import type { Distribution } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Result } from "../problems.js";
 import type { Catalog, ImagePin } from "./catalog.js";
-import { own } from "./json.js";
+import { own } from "../lib/json.js";
 
 export interface ResolvedDistribution {
   /** The distribution name, or undefined for a custom image. */

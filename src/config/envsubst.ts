@@ -2,7 +2,7 @@
 // llama_stack/core/stack.py): `${env.X}` (bare: X must be set or startup
 // aborts), `${env.X:=default}` and `${env.X:+value-if-set}`. NAME is [A-Z0-9_]+.
 
-import { isObject, type Json } from "./json.js";
+import { isObject, type Json } from "../lib/json.js";
 
 const PLACEHOLDER = /\$\{env\.([A-Z0-9_]+)(?::([=+])([^}]*))?\}/g;
 

@@ -13,7 +13,7 @@ import type { Catalog } from "./catalog.js";
 import { sha256Hex, toCanonicalYaml } from "./canonical.js";
 import { withoutDisabled, type RemovalInput } from "./disable.js";
 import type { ResolvedDistribution } from "./distribution.js";
-import { own, type JsonObject } from "./json.js";
+import { own, type JsonObject } from "../lib/json.js";
 import {
   baseConfigOf,
   countProviders,
@@ -33,7 +33,7 @@ import { withResources } from "./resources.js";
 import { RUNTIME_ENV_NAMES } from "./runtime.js";
 import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
-import { withServer } from "./server.js";
+import { withServer } from "./server-section.js";
 import { checkConfigSize } from "../children/budget.js";
 import { withStorage } from "./storage.js";
 

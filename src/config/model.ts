@@ -12,7 +12,7 @@
 import { LLAMA_APIS, type LlamaApi } from "../api/llama-apis.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf, type Dialect } from "./dialect.js";
-import { clone, isObject, own, type Json, type JsonObject } from "./json.js";
+import { clone, isObject, own, type Json, type JsonObject } from "../lib/json.js";
 
 /** A Llama Stack API that takes providers, in any supported release (snake_case). */
 export type Api = LlamaApi;

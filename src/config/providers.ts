@@ -9,8 +9,8 @@ import { problem, Reason, type Problem } from "../problems.js";
 import type { ProviderTypeInfo } from "./catalog.js";
 import type { Dialect } from "./dialect.js";
 import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";
-import { clone, deepMerge, isObject, own, type Json, type JsonObject } from "./json.js";
-import { fieldsOf, validateAgainstSchema } from "../jsonschema.js";
+import { clone, deepMerge, isObject, own, type Json, type JsonObject } from "../lib/json.js";
+import { fieldsOf, validateAgainstSchema } from "../lib/jsonschema.js";
 import { isApi, type Api, type Provider, type StackConfig } from "./model.js";
 import { providerEnvName, type SecretBinding } from "./secrets.js";
 

@@ -7,7 +7,7 @@ import type { Resources } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { conditionalId } from "./envsubst.js";
-import type { JsonObject } from "./json.js";
+import type { JsonObject } from "../lib/json.js";
 import type { Api, RegisteredResources, Resource, ResourceKind, StackConfig } from "./model.js";
 import type { DeclaredProvider } from "./providers.js";
 

@@ -5,7 +5,7 @@
 // LLSD_STORAGE_<KV|SQL>_<FIELD> for storage.
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import { compareStrings } from "./json.js";
+import { compareStrings } from "../lib/json.js";
 
 export interface SecretBinding {
   /** Env var name. */

@@ -5,7 +5,7 @@
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { barePlaceholders } from "./envsubst.js";
-import { formatPath, type JsonObject } from "./json.js";
+import { formatPath, type JsonObject } from "../lib/json.js";
 
 export function checkStartupEnv(
   config: JsonObject,

@@ -7,7 +7,7 @@ import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { Dialect } from "./dialect.js";
 import { envRef } from "./envsubst.js";
-import type { JsonObject } from "./json.js";
+import type { JsonObject } from "../lib/json.js";
 import type { Backend, StackConfig } from "./model.js";
 import { storageEnvName, type SecretBinding } from "./secrets.js";
 

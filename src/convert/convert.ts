@@ -7,7 +7,7 @@
 // again, deep-equal. docs/conversion.md has the field table.
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { KIND } from "../api/schema.js";
-import { formatPath, isObject, own, type JsonObject } from "../config/json.js";
+import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
 import { largestParts } from "../children/budget.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem, type Result } from "../problems.js";

@@ -6,7 +6,7 @@
 // release, never the newest line. Only the object is at hand when converting,
 // so nothing is looked up: a release llsd-hook does not support is reported by
 // the hook's status (UnsupportedRelease), and the running server is kept.
-import { isObject, type JsonObject } from "../config/json.js";
+import { isObject, type JsonObject } from "../lib/json.js";
 import { getAt, setAt } from "./json-path.js";
 import { read, readString, type Reader } from "./reader.js";
 

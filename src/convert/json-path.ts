@@ -1,6 +1,6 @@
 // Small helpers to read and build JSON objects by path. Reads never throw and
 // only see own properties; writes are for objects the conversion is building.
-import { isObject, own, type Json, type JsonObject } from "../config/json.js";
+import { isObject, own, type Json, type JsonObject } from "../lib/json.js";
 
 export type Segment = string | number;
 type Path = readonly Segment[];

@@ -4,7 +4,7 @@
 // (restore.ts) keeps the rest, so neither function needs to be lossless.
 import { isDeepStrictEqual } from "node:util";
 import { API_VERSION, KIND } from "../api/schema.js";
-import { clone, isObject, own, type JsonObject } from "../config/json.js";
+import { clone, isObject, own, type JsonObject } from "../lib/json.js";
 import type { Problem } from "../problems.js";
 import { distributionDown, distributionUp } from "./distribution.js";
 import { deleteAt, ensureAt, pathOf, setAt } from "./json-path.js";

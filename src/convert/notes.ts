@@ -3,7 +3,7 @@
 // (no safe v1alpha2 meaning: an error, so that nothing changes), and fields
 // whose v1alpha2 home is only planned (warnings). Pure: the hook's status
 // computation calls it with the parent object.
-import { isObject, own, formatPath, type JsonObject } from "../config/json.js";
+import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { V1ALPHA1_FIELDS_ANNOTATION, annotationOf } from "./annotations.js";
 import { OBJECT_BOUNDS } from "./convert.js";

@@ -1,7 +1,7 @@
 // Reads the fields the mapping needs, typed by the field table's kinds. A
 // field of the wrong type is a problem naming its path (never its value); a
 // missing one is simply absent.
-import { isObject, own, formatPath, type Json, type JsonObject } from "../config/json.js";
+import { isObject, own, formatPath, type Json, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import { pathOf } from "./json-path.js";

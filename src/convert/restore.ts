@@ -8,8 +8,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { measure, type Bounds } from "../api/bounds.js";
-import { clone, formatPath, isObject, own, stableStringify } from "../config/json.js";
-import type { Json, JsonObject } from "../config/json.js";
+import { clone, formatPath, isObject, own, stableStringify } from "../lib/json.js";
+import type { Json, JsonObject } from "../lib/json.js";
 import { getAt, type Segment } from "./json-path.js";
 
 export interface RestoreEntry {

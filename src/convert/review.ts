@@ -3,7 +3,7 @@
 // to request.desiredAPIVersion, or Failure with a message naming the object,
 // the field and the fix. Pure; the HTTP route lives in src/server.
 import { formatProblem } from "../problems.js";
-import { isObject, own, type Json, type JsonObject } from "../config/json.js";
+import { isObject, own, type Json, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { toV1alpha1, toV1alpha2 } from "./convert.js";
 import { V1ALPHA1_API_VERSION, V1ALPHA2_API_VERSION } from "./map.js";

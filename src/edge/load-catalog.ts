@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import type { Catalog, ImagePin, ReleaseData } from "../config/catalog.js";
-import { isObject, type JsonObject } from "../config/json.js";
+import { isObject, type JsonObject } from "../lib/json.js";
 
 /** configs/ beside dist/ or src/. */
 export const DEFAULT_CONFIGS_DIR = join(

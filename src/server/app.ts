@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/hook.js";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
-import { own } from "../config/json.js";
+import { own } from "../lib/json.js";
 import { customize } from "../customize.js";
 import { isoSeconds } from "../edge/clock.js";
 import { sync } from "../sync.js";

@@ -9,7 +9,7 @@ import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/chil
 import { buildConfigMap } from "../../src/children/configmap.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
-import { stableStringify } from "../../src/config/json.js";
+import { stableStringify } from "../../src/lib/json.js";
 import { loadCases, runCase } from "../golden/harness.js";
 import { restrictedNamespace, type Status } from "./kube.js";
 import { cluster } from "./setup.js";

@@ -39,7 +39,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { CHILD_TYPES, groupKey, RELATED_TYPES } from "../../src/children/types.js";
-import { stableStringify } from "../../src/config/json.js";
+import { stableStringify } from "../../src/lib/json.js";
 import { collectionPath, type Kube, type Status } from "./kube.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

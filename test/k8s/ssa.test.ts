@@ -24,7 +24,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js"
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
-import { stableStringify } from "../../src/config/json.js";
+import { stableStringify } from "../../src/lib/json.js";
 import { createApp } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { loadCases, runCase } from "../golden/harness.js";

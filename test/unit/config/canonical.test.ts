@@ -14,7 +14,7 @@ import {
   writeCanonicalYaml,
   YAML_OPTIONS,
 } from "../../../src/config/canonical.js";
-import type { Json, JsonObject } from "../../../src/config/json.js";
+import type { Json, JsonObject } from "../../../src/lib/json.js";
 import { CASES_DIR } from "../../golden/harness.js";
 import { catalog } from "./fixtures.js";
 

@@ -1,7 +1,7 @@
 // Bare ${env.X} placeholders in a document, with their paths.
 import { expect } from "chai";
 import { barePlaceholders } from "../../../src/config/envsubst.js";
-import type { Json } from "../../../src/config/json.js";
+import type { Json } from "../../../src/lib/json.js";
 
 describe("barePlaceholders", () => {
   const rows: [string, Json, { name: string; path: (string | number)[] }[]][] = [

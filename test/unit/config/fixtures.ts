@@ -2,7 +2,7 @@
 import { LlamaStackDistributionSpec, type Spec } from "../../../src/api/schema.js";
 import type { ReleaseData } from "../../../src/config/catalog.js";
 import { dialectOf, type Dialect } from "../../../src/config/dialect.js";
-import type { JsonObject } from "../../../src/config/json.js";
+import type { JsonObject } from "../../../src/lib/json.js";
 import { baseConfigOf, toDocument, type StackConfig } from "../../../src/config/model.js";
 import { syncContext } from "../../golden/harness.js";
 

@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { isDeepStrictEqual } from "node:util";
 import type { ReleaseData } from "../../../src/config/catalog.js";
-import type { JsonObject } from "../../../src/config/json.js";
+import type { JsonObject } from "../../../src/lib/json.js";
 import {
   baseConfigOf,
   countProviders,

@@ -2,7 +2,7 @@
 // insecure; and the warning for an override config that would not start.
 import { expect } from "chai";
 import type { KubeObject } from "../../../src/api/hook.js";
-import { checkOverrideTls, hasStrictTls, withServer } from "../../../src/config/server.js";
+import { checkOverrideTls, hasStrictTls, withServer } from "../../../src/config/server-section.js";
 import { base, releaseData } from "./fixtures.js";
 
 describe("withServer", () => {

@@ -1,8 +1,8 @@
 // Table tests of the config engine's small functions, hostile rows included.
 import { expect } from "chai";
 import { barePlaceholders, conditionalId, placeholdersIn } from "../../../src/config/envsubst.js";
-import { deepMerge, formatPath, stableStringify } from "../../../src/config/json.js";
-import { validateAgainstSchema } from "../../../src/jsonschema.js";
+import { deepMerge, formatPath, stableStringify } from "../../../src/lib/json.js";
+import { validateAgainstSchema } from "../../../src/lib/jsonschema.js";
 import { effectiveId, resolveProviderType } from "../../../src/config/providers.js";
 import { findCollisions, providerEnvName, storageEnvName } from "../../../src/config/secrets.js";
 import { toCanonicalYaml } from "../../../src/config/canonical.js";

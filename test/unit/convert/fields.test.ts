@@ -3,7 +3,7 @@
 // back. Every row of src/convert/table.ts has a case here (docs/conversion.md
 // cites them by field).
 import { expect } from "chai";
-import type { JsonObject } from "../../../src/config/json.js";
+import type { JsonObject } from "../../../src/lib/json.js";
 import {
   V1ALPHA1_FIELDS_ANNOTATION,
   V1ALPHA2_FIELDS_ANNOTATION,

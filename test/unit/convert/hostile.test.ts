@@ -4,12 +4,12 @@
 // with the field and the fix.
 import { expect } from "chai";
 import fc from "fast-check";
-import type { JsonObject } from "../../../src/config/json.js";
+import type { JsonObject } from "../../../src/lib/json.js";
 import { V1ALPHA2_FIELDS_ANNOTATION } from "../../../src/convert/annotations.js";
 import { toV1alpha1, toV1alpha2 } from "../../../src/convert/convert.js";
 import { getAt, pathOf } from "../../../src/convert/json-path.js";
 import { V1ALPHA2_ONLY } from "../../../src/convert/table.js";
-import { stableStringify } from "../../../src/config/json.js";
+import { stableStringify } from "../../../src/lib/json.js";
 import { formatProblem, type Result } from "../../../src/problems.js";
 import { v1alpha2Object } from "./arbitraries.js";
 

@@ -2,7 +2,7 @@
 // from a converted object's annotation.
 import { expect } from "chai";
 import fc from "fast-check";
-import type { JsonObject } from "../../../src/config/json.js";
+import type { JsonObject } from "../../../src/lib/json.js";
 import { toV1alpha2 } from "../../../src/convert/convert.js";
 import { conversionNotes } from "../../../src/convert/notes.js";
 import { convertReview } from "../../../src/convert/review.js";

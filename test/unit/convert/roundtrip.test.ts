@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { LlamaStackDistribution } from "../../../src/api/schema.js";
-import type { JsonObject } from "../../../src/config/json.js";
+import type { JsonObject } from "../../../src/lib/json.js";
 import {
   V1ALPHA1_FIELDS_ANNOTATION,
   V1ALPHA2_FIELDS_ANNOTATION,

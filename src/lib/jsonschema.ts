@@ -11,8 +11,8 @@
 //    passes any scalar type here;
 //  - pydantic silently drops keys a model does not declare (unless the model
 //    allows extras), so an undeclared key is reported: it would have no effect.
-import { hasPlaceholder } from "./config/envsubst.js";
-import { isObject, own, type Json } from "./config/json.js";
+import { hasPlaceholder } from "../config/envsubst.js";
+import { isObject, own, type Json } from "./json.js";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -7,7 +7,7 @@ import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
-import { isObject, own, type JsonObject } from "./json.js";
+import { isObject, own, type JsonObject } from "../lib/json.js";
 import type { StackConfig } from "./model.js";
 import { CONFIG_FILE, TLS_FILES } from "./runtime.js";
 

@@ -14,8 +14,17 @@ import { generateConfig } from "../config/generate.js";
 import { own } from "../lib/json.js";
 import { customize } from "../customize.js";
 import { isoSeconds } from "../edge/clock.js";
-import { sync } from "../sync.js";
-import { byteCache, memoize } from "./memo.js";
+import { sync, type SyncContext } from "../sync.js";
+import { byteCache, memoize, type CacheTier } from "./memo.js";
+import {
+  createMetrics,
+  outcomeOf,
+  outcomeOfStatusCode,
+  type HookMetrics,
+  type OutcomeLabels,
+  type Parent,
+  type Route,
+} from "./metrics.js";
 import { keepResponse, requestKey, type CachedResponse } from "./responses.js";
 
 /**
@@ -44,6 +53,31 @@ export interface AppOptions {
   fieldManager?: string;
   /** When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16). */
   bearerToken?: string;
+  /** Where the app records its metrics (default: a registry of its own); served by createMetricsApp. */
+  metrics?: HookMetrics;
+}
+
+/** What the metrics learn of one request, kept in res.locals until it finishes. */
+interface Measured {
+  outcome?: OutcomeLabels;
+  parent?: Parent;
+  cached?: boolean;
+}
+
+function measured(res: Response): Measured {
+  return (res.locals["metrics"] ??= {}) as Measured;
+}
+
+const ROUTES: Readonly<Record<string, Route>> = { "/sync": "sync", "/customize": "customize" };
+
+/** Records a finished /sync or /customize request; other paths are not measured. */
+function record(metrics: HookMetrics, req: Request, res: Response, seconds: number): void {
+  const route = req.method === "POST" ? own(ROUTES, req.path) : undefined;
+  if (route === undefined) return;
+  const m = measured(res);
+  metrics.observeRequest(route, seconds, m.cached === true);
+  if (route === "sync")
+    metrics.countSync(m.outcome ?? outcomeOfStatusCode(res.statusCode), m.parent);
 }
 
 function jsonPath(path: readonly PropertyKey[]): string {
@@ -79,25 +113,15 @@ function sendJson(res: Response, body: Buffer): void {
   res.status(200).set("content-type", "application/json; charset=utf-8").send(body);
 }
 
-export function createApp(options: AppOptions): express.Express {
-  const { catalog, logger } = options;
-  const now = options.now ?? (() => new Date());
-  const cache = byteCache(options.cacheBytes ?? CACHE_BYTES);
-  const generate = memoize(generateConfig, {
-    cache,
-    // Strings may be held two bytes a character; a fixed overhead per entry.
-    sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
-  });
-  const responses = cache.tier<CachedResponse>("response");
-  const cacheResponses = options.cacheResponses ?? true;
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
+type Handler = (req: Request, res: Response, next: NextFunction) => void;
 
-  app.use((req, res, next) => {
+/** One structured log line per request (never a body), and its metrics. */
+function logRequests(logger: Logger, metrics: HookMetrics): Handler {
+  return (req, res, next) => {
     const start = process.hrtime.bigint();
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      record(metrics, req, res, ms / 1e3);
       const fields = {
         method: req.method,
         path: req.path,
@@ -109,42 +133,31 @@ export function createApp(options: AppOptions): express.Express {
       else logger.info(fields, "request");
     });
     next();
-  });
+  };
+}
 
-  const requireJson = (req: Request, res: Response, next: NextFunction) => {
-    if (!req.is("application/json")) {
-      res.status(415).json({ error: "content-type must be application/json" });
-      return;
-    }
-    next();
-  };
-  // Not strict: a body that is JSON but not an object gets its own message below.
-  const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
-  const json = express.json({ limit: bodyLimit, strict: false });
-  // /sync's parser also keys the body's bytes, hashed as they are read (nothing else is kept).
-  const requestKeys = new WeakMap<IncomingMessage, string>();
-  const syncJson = cacheResponses
-    ? express.json({
-        limit: bodyLimit,
-        strict: false,
-        verify: (req, _res, body, charset) => {
-          requestKeys.set(req, requestKey(body, charset));
-        },
-      })
-    : json;
-  const requireObject = (req: Request, res: Response, next: NextFunction) => {
-    const body: unknown = req.body;
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      res.status(400).json({
-        error: `the request body must be a JSON object (a Metacontroller hook request), not ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body}`,
-      });
-      return;
-    }
-    next();
-  };
-  const expected =
-    options.bearerToken === undefined ? undefined : Buffer.from(`Bearer ${options.bearerToken}`);
-  const authorize = (req: Request, res: Response, next: NextFunction) => {
+const requireJson: Handler = (req, res, next) => {
+  if (!req.is("application/json")) {
+    res.status(415).json({ error: "content-type must be application/json" });
+    return;
+  }
+  next();
+};
+
+const requireObject: Handler = (req, res, next) => {
+  const body: unknown = req.body;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    res.status(400).json({
+      error: `the request body must be a JSON object (a Metacontroller hook request), not ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body}`,
+    });
+    return;
+  }
+  next();
+};
+
+function authorizer(token: string | undefined): Handler {
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
+  return (req, res, next) => {
     if (expected === undefined) return next();
     const got = Buffer.from(req.get("authorization") ?? "");
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
@@ -153,34 +166,65 @@ export function createApp(options: AppOptions): express.Express {
     }
     next();
   };
+}
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+/** The JSON body parsers. Not strict: a body that is JSON but not an object gets its own message. */
+function bodyParsers(bodyLimit: number, cacheResponses: boolean, metrics: HookMetrics) {
+  const json = express.json({
+    limit: bodyLimit,
+    strict: false,
+    verify: (req, _res, body) => {
+      const path = (req.url ?? "").split("?")[0];
+      metrics.observeBody(path === "/sync" ? "sync" : "customize", body.length);
+    },
   });
-  app.get("/readyz", (_req, res) => {
-    res.json({ status: "ok", releases: catalog.releases });
-  });
+  // /sync's parser also keys the body's bytes, hashed as they are read (nothing else is kept).
+  const requestKeys = new WeakMap<IncomingMessage, string>();
+  const syncJson = cacheResponses
+    ? express.json({
+        limit: bodyLimit,
+        strict: false,
+        verify: (req, _res, body, charset) => {
+          metrics.observeBody("sync", body.length);
+          requestKeys.set(req, requestKey(body, charset));
+        },
+      })
+    : json;
+  return { json, syncJson, requestKeys };
+}
 
-  app.post("/sync", authorize, requireJson, syncJson, requireObject, (req, res) => {
-    const key = requestKeys.get(req);
+interface SyncDeps {
+  catalog: Catalog;
+  now: () => Date;
+  generate: SyncContext["generate"];
+  responses: CacheTier<CachedResponse>;
+  requestKeys: WeakMap<IncomingMessage, string>;
+  fieldManager: string | undefined;
+}
+
+function answerFromCache(res: Response, cached: CachedResponse): void {
+  res.locals["log"] = { ...cached.log, cached: true };
+  Object.assign(measured(res), { outcome: cached.outcome, parent: cached.parent, cached: true });
+  sendJson(res, cached.body);
+}
+
+function syncHandler(deps: SyncDeps): Handler {
+  const { catalog, generate, responses, fieldManager } = deps;
+  return (req, res) => {
+    const key = deps.requestKeys.get(req);
     const cached = key === undefined ? undefined : responses.get(key);
-    if (cached !== undefined) {
-      res.locals["log"] = { ...cached.log, cached: true };
-      sendJson(res, cached.body);
-      return;
-    }
+    if (cached !== undefined) return answerFromCache(res, cached);
     const parsed = SyncRequest.safeParse(req.body);
     if (!parsed.success) return badRequest(res, parsed.error);
-    const { parent } = parsed.data;
-    res.locals["log"] = {
-      parent: `${parent.metadata.namespace}/${parent.metadata.name}`,
-      generation: parent.metadata.generation,
-    };
-    const at = isoSeconds(now());
+    const { namespace, name, generation } = parsed.data.parent.metadata;
+    const parent = { namespace, name };
+    measured(res).parent = parent;
+    res.locals["log"] = { parent: `${namespace}/${name}`, generation };
+    const at = isoSeconds(deps.now());
     const outcome = sync(parsed.data, at, {
       catalog,
       generate,
-      ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+      ...(fieldManager === undefined ? {} : { fieldManager }),
     });
     if (outcome.kind === "conflict") {
       res.locals["log"] = { ...res.locals["log"], conflict: outcome.message };
@@ -194,14 +238,19 @@ export function createApp(options: AppOptions): express.Express {
       children: outcome.response.children.length,
     };
     res.locals["log"] = log;
+    const labels = outcomeOf(outcome.response.status);
+    measured(res).outcome = labels;
     // The bytes res.json would send (no replacer, no spaces), made once.
     const text = JSON.stringify(outcome.response);
     const body = Buffer.from(text);
-    if (key !== undefined) keepResponse(responses, key, { text, body, log }, at);
+    if (key !== undefined)
+      keepResponse(responses, key, { text, body, log, outcome: labels, parent }, at);
     sendJson(res, body);
-  });
+  };
+}
 
-  app.post("/customize", authorize, requireJson, json, requireObject, (req, res) => {
+function customizeHandler(logger: Logger): Handler {
+  return (req, res) => {
     const parsed = CustomizeRequest.safeParse(req.body);
     if (!parsed.success) return badRequest(res, parsed.error);
     const { parent } = parsed.data;
@@ -218,17 +267,15 @@ export function createApp(options: AppOptions): express.Express {
       answer = { relatedResources: [] };
     }
     res.status(200).json(answer);
-  });
+  };
+}
 
-  app.use((_req, res) => {
-    res.status(404).json({
-      error: "not found: the hook serves POST /sync, POST /customize, GET /healthz and GET /readyz",
-    });
-  });
-
-  // Body-parser and handler errors. Parser messages can quote the body, which may
-  // hold Secret data, so only a fixed text (and the error position) goes out.
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+/**
+ * Body-parser and handler errors. Parser messages can quote the body, which may
+ * hold Secret data, so only a fixed text (and the error position) goes out.
+ */
+function handleErrors(logger: Logger, bodyLimit: number) {
+  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     void _next;
     const e = err as {
       type?: string;
@@ -263,6 +310,49 @@ export function createApp(options: AppOptions): express.Express {
     }
     logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
     res.status(500).json({ error: "internal error in llsd-hook; see the hook's log" });
+  };
+}
+
+export function createApp(options: AppOptions): express.Express {
+  const { catalog, logger } = options;
+  const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
+  const cache = byteCache(cacheBytes);
+  const metrics = options.metrics ?? createMetrics();
+  metrics.watchCache(cache, cacheBytes);
+  const generate = memoize(generateConfig, {
+    cache,
+    // Strings may be held two bytes a character; a fixed overhead per entry.
+    sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
   });
+  const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
+  const parsers = bodyParsers(bodyLimit, options.cacheResponses ?? true, metrics);
+  const authorize = authorizer(options.bearerToken);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(logRequests(logger, metrics));
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", (_req, res) => {
+    res.json({ status: "ok", releases: catalog.releases });
+  });
+  const sync = syncHandler({
+    catalog,
+    now: options.now ?? (() => new Date()),
+    generate,
+    responses: cache.tier<CachedResponse>("response"),
+    requestKeys: parsers.requestKeys,
+    fieldManager: options.fieldManager,
+  });
+  app.post("/sync", authorize, requireJson, parsers.syncJson, requireObject, sync);
+  const customize = customizeHandler(logger);
+  app.post("/customize", authorize, requireJson, parsers.json, requireObject, customize);
+  app.use((_req, res) => {
+    res.status(404).json({
+      error: "not found: the hook serves POST /sync, POST /customize, GET /healthz and GET /readyz",
+    });
+  });
+  app.use(handleErrors(logger, bodyLimit));
   return app;
 }

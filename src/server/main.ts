@@ -8,11 +8,15 @@
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
+//   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); README "Hook metrics"
+//   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
+//                          (one series per parent and outcome; off by default)
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import { pino } from "pino";
 import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
+import { createMetrics, createMetricsApp } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
@@ -31,6 +35,22 @@ function readToken(file: string | undefined): string | undefined {
   const token = readFileSync(file, "utf8").trim();
   if (token === "") throw new Error(`HOOK_TOKEN_FILE=${file} is empty`);
   return token;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const text = env[name] ?? "";
+  if (text === "" || text === "false") return false;
+  if (text === "true") return true;
+  throw new Error(`${name}=${text} is neither true nor false`);
+}
+
+/** GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits Prometheus there only. */
+function serveMetrics(metrics: ReturnType<typeof createMetrics>, port: number): http.Server {
+  const server = http.createServer(createMetricsApp(metrics));
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.listen(port, () => logger.info({ port }, "llsd-hook metrics listening"));
+  return server;
 }
 
 function tlsServer(app: http.RequestListener, certFile: string, keyFile: string): https.Server {
@@ -62,7 +82,13 @@ function main(): void {
     imageOverrides: imageOverridesFromEnv(env),
   });
   const token = readToken(env["HOOK_TOKEN_FILE"]);
+  const metrics = createMetrics({
+    parentLabels: flag(env, "METRICS_PARENT_LABELS"),
+    processMetrics: true,
+  });
+  const metricsPort = Number(env["METRICS_PORT"] || "9464");
   const app = createApp({
+    metrics,
     catalog,
     logger,
     bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
@@ -86,6 +112,8 @@ function main(): void {
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   const port = Number(env["PORT"] ?? "8080");
+  if (metricsPort === port) throw new Error(`METRICS_PORT must differ from PORT (${port})`);
+  const metricsServer = serveMetrics(metrics, metricsPort);
   server.listen(port, () =>
     logger.info(
       { port, tls: certFile !== undefined, auth: token !== undefined, releases: catalog.releases },
@@ -94,6 +122,7 @@ function main(): void {
   );
   const stop = (signal: string) => {
     logger.info({ signal }, "shutting down");
+    metricsServer.close();
     server.close(() => process.exit(0));
     setTimeout(() => process.exit(0), 10_000).unref();
   };

@@ -11,9 +11,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { GenerateInput } from "../config/generate.js";
 
-export interface CacheStats {
+interface CacheStats {
   entries: number;
   bytes: number;
+}
+
+/** One tier's figures: held now, and lookups since the cache was made (for /metrics). */
+export interface TierStats extends CacheStats {
+  hits: number;
+  misses: number;
 }
 
 /** One tier of a ByteCache: its own keys, values of one type. */
@@ -28,41 +34,58 @@ export interface ByteCache {
   tier<V>(name: string): CacheTier<V>;
   /** Entries and bytes held now, across tiers (for tests and the bench). */
   stats(): CacheStats;
+  /** Each tier's figures, by tier name (for /metrics). */
+  tierStats(): Record<string, TierStats>;
 }
 
 /** A least-recently-used cache bounded by the bytes its values hold together. */
 export function byteCache(maxBytes: number): ByteCache {
   // Map keeps insertion order: re-inserting on a hit makes the first entry the oldest.
-  const entries = new Map<string, { value: unknown; bytes: number }>();
+  const entries = new Map<string, { value: unknown; bytes: number; stats: TierStats }>();
+  const tiers = new Map<string, TierStats>();
   let held = 0;
-  const tier = <V>(name: string): CacheTier<V> => ({
-    get(key) {
-      const id = `${name}\0${key}`;
-      const hit = entries.get(id);
-      if (hit === undefined) return undefined;
-      entries.delete(id);
-      entries.set(id, hit);
-      // Only this tier's set() stores under its prefix, always a V.
-      return hit.value as V;
-    },
-    set(key, value, bytes) {
-      if (bytes * 8 > maxBytes) return;
-      const id = `${name}\0${key}`;
-      const old = entries.get(id);
-      if (old !== undefined) {
+  const drop = (id: string, entry: { bytes: number; stats: TierStats }) => {
+    entries.delete(id);
+    held -= entry.bytes;
+    entry.stats.bytes -= entry.bytes;
+    entry.stats.entries -= 1;
+  };
+  const tier = <V>(name: string): CacheTier<V> => {
+    const stats = tiers.get(name) ?? { entries: 0, bytes: 0, hits: 0, misses: 0 };
+    tiers.set(name, stats);
+    return {
+      get(key) {
+        const id = `${name}\0${key}`;
+        const hit = entries.get(id);
+        if (hit === undefined) {
+          stats.misses += 1;
+          return undefined;
+        }
+        stats.hits += 1;
         entries.delete(id);
-        held -= old.bytes;
-      }
-      entries.set(id, { value, bytes });
-      held += bytes;
-      for (const [oldest, entry] of entries) {
-        if (held <= maxBytes) break;
-        entries.delete(oldest);
-        held -= entry.bytes;
-      }
-    },
-  });
-  return { tier, stats: () => ({ entries: entries.size, bytes: held }) };
+        entries.set(id, hit);
+        // Only this tier's set() stores under its prefix, always a V.
+        return hit.value as V;
+      },
+      set(key, value, bytes) {
+        if (bytes * 8 > maxBytes) return;
+        const id = `${name}\0${key}`;
+        const old = entries.get(id);
+        if (old !== undefined) drop(id, old);
+        entries.set(id, { value, bytes, stats });
+        held += bytes;
+        stats.bytes += bytes;
+        stats.entries += 1;
+        for (const [oldest, entry] of entries) {
+          if (held <= maxBytes) break;
+          drop(oldest, entry);
+        }
+      },
+    };
+  };
+  const tierStats = () =>
+    Object.fromEntries([...tiers].map(([name, stats]) => [name, { ...stats }]));
+  return { tier, stats: () => ({ entries: entries.size, bytes: held }), tierStats };
 }
 
 export type MemoOptions<R> = {

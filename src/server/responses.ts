@@ -18,11 +18,14 @@
 // are never cached: they are computed every time, as before.
 import { createHash } from "node:crypto";
 import type { CacheTier } from "./memo.js";
+import type { OutcomeLabels, Parent } from "./metrics.js";
 
-/** What the answer to one request was: its bytes and its log fields. */
+/** What the answer to one request was: its bytes, its log fields and what the metrics count. */
 export interface CachedResponse {
   body: Buffer;
   log: Readonly<Record<string, unknown>>;
+  outcome: OutcomeLabels;
+  parent: Parent;
 }
 
 /** A fixed overhead per entry beside the body (key, log fields, map entry). */
@@ -46,9 +49,10 @@ export function dependsOnNow(answer: string, now: string): boolean {
 export function keepResponse(
   tier: CacheTier<CachedResponse>,
   key: string,
-  answer: { text: string; body: Buffer; log: Readonly<Record<string, unknown>> },
+  answer: CachedResponse & { text: string },
   now: string,
 ): void {
   if (dependsOnNow(answer.text, now)) return;
-  tier.set(key, { body: answer.body, log: answer.log }, answer.body.length + ENTRY_BYTES);
+  const { body, log, outcome, parent } = answer;
+  tier.set(key, { body, log, outcome, parent }, body.length + ENTRY_BYTES);
 }

@@ -280,6 +280,7 @@ describe("install manifests", () => {
     const reached = [
       ...kustomized(join(root, "manifests")),
       ...componentPatches(SERVICE_MONITOR_COMPONENT).map((p) => p.file),
+      ...kustomized(join(root, "manifests", "components", "hook-servicemonitor")),
     ]
       .map((f) => relative(root, f))
       .sort();
@@ -365,17 +366,23 @@ describe("install manifests", () => {
     ).to.be.a("string");
   });
 
-  it("only Metacontroller's namespace may reach the hook", () => {
+  it("only Metacontroller's namespace may reach the hook; the monitoring namespace only its metrics port", () => {
     const np = all.find(
       (d) => d.kind === "NetworkPolicy" && d.metadata.name === "llsd-hook",
     ) as Obj & {
       spec: {
-        ingress: { from: { namespaceSelector: { matchLabels: Record<string, string> } }[] }[];
+        ingress: {
+          from: { namespaceSelector: { matchLabels: Record<string, string> } }[];
+          ports: { port: string }[];
+        }[];
       };
     };
-    expect(np.spec.ingress).to.have.length(1);
-    expect(np.spec.ingress[0]?.from).to.deep.equal([
-      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "metacontroller" } } },
+    const from = (ns: string) => [
+      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } },
+    ];
+    expect(np.spec.ingress.map((r) => [r.from, r.ports.map((p) => p.port)])).to.deep.equal([
+      [from("metacontroller"), ["http"]],
+      [from("monitoring"), ["metrics"]],
     ]);
   });
 

@@ -1,0 +1,239 @@
+// The hook's own metrics (README "Hook metrics"), in Prometheus text format
+// from prom-client, on a port of their own (METRICS_PORT) so that the
+// NetworkPolicy can let Prometheus scrape without letting it call /sync.
+// One Registry per app, never prom-client's global one. No label takes a value
+// from a request: the outcome and reason come from fixed sets (an unknown
+// reason counts as "other"); the parent's namespace and name are labels only
+// when the operator opts in (METRICS_PARENT_LABELS), one series per parent.
+import express from "express";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { ConditionReason } from "../compute-status.js";
+import { Reason } from "../problems.js";
+import type { ByteCache, TierStats } from "./memo.js";
+
+/** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
+const Outcome = {
+  /** Phase Ready. */
+  Ready: "ready",
+  /** Phase Pending or Initializing: created or rolling out. */
+  Progressing: "progressing",
+  /** Phase Failed with nothing applied yet. */
+  Failed: "failed",
+  /** Phase Failed with the last applied children kept (docs/adr/0002). */
+  Kept: "kept",
+  /** A 409: a child is owned by something else. */
+  Conflict: "conflict",
+  /** A 4xx before sync ran: bad JSON, not a hook request, too large, wrong type, no token. */
+  InvalidRequest: "invalid_request",
+  /** A 500. */
+  Error: "error",
+} as const;
+type Outcome = (typeof Outcome)[keyof typeof Outcome];
+
+export interface OutcomeLabels {
+  outcome: Outcome;
+  /** A Reason or ConditionReason, "other", or "none" (conflicts and refused requests). */
+  reason: string;
+}
+
+/** The reason label for anything outside the fixed sets. */
+const OTHER_REASON = "other";
+/** The reason label of outcomes that have none (conflict, invalid_request, error). */
+const NO_REASON = "none";
+
+const KNOWN_REASONS: ReadonlySet<string> = new Set<string>([
+  ...Object.values(Reason),
+  ...Object.values(ConditionReason),
+]);
+
+/** A reason as a label value: one of the code's fixed reasons, else "other". */
+export function boundedReason(reason: unknown): string {
+  return typeof reason === "string" && KNOWN_REASONS.has(reason) ? reason : OTHER_REASON;
+}
+
+function conditionReason(conditions: unknown, type: string): unknown {
+  if (!Array.isArray(conditions)) return undefined;
+  const found: unknown = conditions.find(
+    (c: unknown) => typeof c === "object" && c !== null && (c as { type?: unknown }).type === type,
+  );
+  return (found as { reason?: unknown } | undefined)?.reason;
+}
+
+/** The outcome of a sync answered 200, from the status it returned. */
+export function outcomeOf(status: unknown): OutcomeLabels {
+  const { phase, conditions } = (status ?? {}) as { phase?: unknown; conditions?: unknown };
+  if (phase === "Ready") return { outcome: Outcome.Ready, reason: ConditionReason.Ready };
+  if (phase === "Failed") {
+    const kept =
+      conditionReason(conditions, "DeploymentUpdated") === ConditionReason.KeptLastApplied;
+    return {
+      outcome: kept ? Outcome.Kept : Outcome.Failed,
+      reason: boundedReason(conditionReason(conditions, "Stalled")),
+    };
+  }
+  return {
+    outcome: Outcome.Progressing,
+    reason: boundedReason(conditionReason(conditions, "Ready")),
+  };
+}
+
+/** The outcome of a sync request that did not get a status: by its HTTP status. */
+export function outcomeOfStatusCode(code: number): OutcomeLabels {
+  if (code === 409) return { outcome: Outcome.Conflict, reason: NO_REASON };
+  if (code >= 500) return { outcome: Outcome.Error, reason: NO_REASON };
+  return { outcome: Outcome.InvalidRequest, reason: NO_REASON };
+}
+
+export type Route = "sync" | "customize";
+
+export interface Parent {
+  namespace: string;
+  name: string;
+}
+
+export interface MetricsOptions {
+  /** Label sync outcomes with the parent's namespace and name (one series per parent; default false). */
+  parentLabels?: boolean;
+  /** prom-client's default process and Node.js metrics, prefixed llsd_hook_ (default false). */
+  processMetrics?: boolean;
+}
+
+export interface HookMetrics {
+  readonly registry: Registry;
+  /** A request to /sync or /customize took `seconds`; `cached`: answered from the response cache. */
+  observeRequest(route: Route, seconds: number, cached: boolean): void;
+  /** A request body of `bytes` (decoded) was read. */
+  observeBody(route: Route, bytes: number): void;
+  /** A sync request came to `labels`; `parent` when it was known. */
+  countSync(labels: OutcomeLabels, parent: Parent | undefined): void;
+  /** Report the figures of the app's caches at each scrape. */
+  watchCache(cache: ByteCache, maxBytes: number): void;
+}
+
+/** 0.1 ms to 2.5 s: a cached answer is well under a millisecond, a large sync tens of ms. */
+const DURATION_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+];
+/** 1 KiB to 16 MiB, by fours (the default body limit is 4 MiB). */
+const BODY_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384].map((k) => k * 1024);
+
+function requestMetrics(registers: Registry[]) {
+  const duration = (route: Route, labelNames: string[]) =>
+    new Histogram({
+      name: `llsd_hook_${route}_duration_seconds`,
+      help: `Time from receiving a /${route} request to sending the whole answer, parsing included.`,
+      labelNames,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+  return {
+    sync: duration("sync", ["cached"]),
+    customize: duration("customize", []),
+    body: new Histogram({
+      name: "llsd_hook_request_body_bytes",
+      help: "Size of request bodies read (after Content-Encoding), by route.",
+      labelNames: ["route"],
+      buckets: BODY_BUCKETS,
+      registers,
+    }),
+  };
+}
+
+function cacheMetrics(registers: Registry[], caches: { cache: ByteCache; maxBytes: number }[]) {
+  const tiers = () => caches.flatMap(({ cache }) => Object.entries(cache.tierStats()));
+  const figure = (name: string, help: string, read: (s: TierStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["cache"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cache, stats] of tiers()) this.set({ cache }, read(stats));
+      },
+    });
+  const count = (name: string, help: string, read: (s: TierStats) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ["cache"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cache, stats] of tiers()) this.inc({ cache }, read(stats));
+      },
+    });
+  count("llsd_hook_cache_hits_total", "Lookups answered from the cache, by tier.", (s) => s.hits);
+  count("llsd_hook_cache_misses_total", "Lookups the cache could not answer.", (s) => s.misses);
+  figure("llsd_hook_cache_bytes", "Bytes held by the tier now (estimated).", (s) => s.bytes);
+  figure("llsd_hook_cache_entries", "Entries held by the tier now.", (s) => s.entries);
+  new Gauge({
+    name: "llsd_hook_cache_max_bytes",
+    help: "Bytes the tiers may hold together (CACHE_MIB).",
+    registers,
+    collect() {
+      this.set(caches.reduce((sum, c) => sum + c.maxBytes, 0));
+    },
+  });
+}
+
+export function createMetrics(options: MetricsOptions = {}): HookMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const parentLabels = options.parentLabels ?? false;
+  if (options.processMetrics === true)
+    collectDefaultMetrics({ register: registry, prefix: "llsd_hook_" });
+  const requests = requestMetrics(registers);
+  const outcomes = new Counter({
+    name: "llsd_hook_sync_outcomes_total",
+    help: "Sync requests by outcome and reason (Ready, the Stalled or Ready condition's reason).",
+    labelNames: parentLabels ? ["outcome", "reason", "namespace", "name"] : ["outcome", "reason"],
+    registers,
+  });
+  const caches: { cache: ByteCache; maxBytes: number }[] = [];
+  cacheMetrics(registers, caches);
+  return {
+    registry,
+    observeRequest(route, seconds, cached) {
+      if (route === "sync") requests.sync.observe({ cached: String(cached) }, seconds);
+      else requests.customize.observe(seconds);
+    },
+    observeBody(route, bytes) {
+      requests.body.observe({ route }, bytes);
+    },
+    countSync(labels, parent) {
+      const { outcome, reason } = labels;
+      if (!parentLabels) return outcomes.inc({ outcome, reason });
+      outcomes.inc({
+        outcome,
+        reason,
+        namespace: parent?.namespace ?? "",
+        name: parent?.name ?? "",
+      });
+    },
+    watchCache(cache, maxBytes) {
+      caches.push({ cache, maxBytes });
+    },
+  };
+}
+
+/** The metrics port's app: GET /metrics, and nothing else. */
+export function createMetricsApp(metrics: HookMetrics): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.get("/metrics", (_req, res, next) => {
+    metrics.registry.metrics().then((text) => {
+      res.status(200).set("content-type", metrics.registry.contentType).send(text);
+    }, next);
+  });
+  app.use((_req, res) => {
+    res.status(404).json({ error: "not found: the metrics port serves GET /metrics" });
+  });
+  app.use(
+    (_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      void _next;
+      res.status(500).json({ error: "internal error in llsd-hook's metrics" });
+    },
+  );
+  return app;
+}

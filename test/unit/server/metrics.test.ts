@@ -1,0 +1,179 @@
+// The hook's metrics (README "Hook metrics"): label values from fixed sets only,
+// counted per outcome, and the parent's name only behind the opt-in. The text
+// is parsed by a real Prometheus parser in test/install/hook-metrics.test.ts.
+import { expect } from "chai";
+import type { MetricObjectWithValues, MetricValue } from "prom-client";
+import request from "supertest";
+import { ConditionReason } from "../../../src/compute-status.js";
+import {
+  boundedReason,
+  createMetrics,
+  createMetricsApp,
+  outcomeOf,
+  outcomeOfStatusCode,
+} from "../../../src/server/metrics.js";
+import { byteCache } from "../../../src/server/memo.js";
+import { Reason } from "../../../src/problems.js";
+import { driveSyncs, EXPECTED_OUTCOMES, HOSTILE_NAME, HOSTILE_TOKEN } from "./metrics-drive.js";
+
+const cond = (type: string, reason: unknown) => ({ type, reason, status: "False" });
+
+/** getMetricsAsJSON also names each histogram sample (_bucket, _sum, _count). */
+type Series = MetricObjectWithValues<MetricValue<string> & { metricName?: string }>;
+
+async function series(metrics: ReturnType<typeof createMetrics>, name: string): Promise<Series> {
+  const all = (await metrics.registry.getMetricsAsJSON()) as Series[];
+  const found = all.find((m) => m.name === name);
+  if (found === undefined) throw new Error(`no metric ${name}`);
+  return found;
+}
+
+describe("hook metrics", () => {
+  describe("boundedReason", () => {
+    const rows: [unknown, string][] = [
+      [Reason.InvalidSpec, "InvalidSpec"], // a problem reason
+      [ConditionReason.KeptLastApplied, "KeptLastApplied"], // a condition reason
+      ["ProgressDeadlineExceeded", "other"], // a Deployment's own reason: not ours
+      [HOSTILE_NAME, "other"], // free text
+      ["", "other"],
+      [undefined, "other"],
+      [null, "other"],
+      [{}, "other"],
+      ["__proto__", "other"], // not an inherited key
+      ["constructor", "other"],
+      ["invalidspec", "other"], // exact spelling only
+    ];
+    for (const [input, want] of rows)
+      it(`${JSON.stringify(input)?.slice(0, 40) ?? "undefined"} → ${want}`, () => {
+        expect(boundedReason(input)).to.equal(want);
+      });
+  });
+
+  describe("outcomeOf", () => {
+    const rows: [string, unknown, string, string][] = [
+      ["Ready", { phase: "Ready" }, "ready", "Ready"],
+      [
+        "Failed, nothing applied",
+        {
+          phase: "Failed",
+          conditions: [cond("DeploymentUpdated", "NotCreated"), cond("Stalled", "NoImage")],
+        },
+        "failed",
+        "NoImage",
+      ],
+      [
+        "Failed, children kept",
+        {
+          phase: "Failed",
+          conditions: [
+            cond("DeploymentUpdated", "KeptLastApplied"),
+            cond("Stalled", "SecretNotFound"),
+          ],
+        },
+        "kept",
+        "SecretNotFound",
+      ],
+      [
+        "Initializing with a Deployment's own reason",
+        { phase: "Initializing", conditions: [cond("Ready", "ProgressDeadlineExceeded")] },
+        "progressing",
+        "other",
+      ],
+      ["Pending without conditions", { phase: "Pending" }, "progressing", "other"],
+      ["no status at all", undefined, "progressing", "other"],
+      ["conditions not a list", { phase: "Failed", conditions: "x" }, "failed", "other"],
+    ];
+    for (const [name, status, outcome, reason] of rows)
+      it(name, () => {
+        expect(outcomeOf(status)).to.deep.equal({ outcome, reason });
+      });
+
+    it("a status code without a status: 409 conflict, 5xx error, any other invalid_request", () => {
+      expect(outcomeOfStatusCode(409)).to.deep.equal({ outcome: "conflict", reason: "none" });
+      expect(outcomeOfStatusCode(500).outcome).to.equal("error");
+      for (const code of [400, 401, 413, 415])
+        expect(outcomeOfStatusCode(code).outcome).to.equal("invalid_request");
+    });
+  });
+
+  it("counts each sync outcome by reason, cached answers included", async () => {
+    const { metrics } = await driveSyncs();
+    const counted = Object.fromEntries(
+      (await series(metrics, "llsd_hook_sync_outcomes_total")).values.map((v) => [
+        `${v.labels["outcome"]} ${v.labels["reason"]}`,
+        v.value,
+      ]),
+    );
+    expect(counted).to.deep.equal(EXPECTED_OUTCOMES);
+  });
+
+  it("measures the durations (cached apart), the bodies and the caches", async () => {
+    const { metrics } = await driveSyncs();
+    const count = async (name: string, labels: Record<string, string>) =>
+      (await series(metrics, name)).values.find(
+        (v) =>
+          v.metricName === `${name}_count` &&
+          Object.entries(labels).every(([k, x]) => v.labels[k] === x),
+      )?.value;
+    // 9 requests to /sync: one answered from the cache; the 415's body is never read.
+    expect(await count("llsd_hook_sync_duration_seconds", { cached: "true" })).to.equal(1);
+    expect(await count("llsd_hook_sync_duration_seconds", { cached: "false" })).to.equal(8);
+    expect(await count("llsd_hook_customize_duration_seconds", {})).to.equal(1);
+    expect(await count("llsd_hook_request_body_bytes", { route: "sync" })).to.equal(8);
+    expect(await count("llsd_hook_request_body_bytes", { route: "customize" })).to.equal(1);
+    const byCache = async (name: string) =>
+      Object.fromEntries(
+        (await series(metrics, name)).values.map((v) => [v.labels["cache"], v.value]),
+      );
+    const hits = await byCache("llsd_hook_cache_hits_total");
+    expect(hits["response"]).to.equal(1);
+    expect(Object.keys(hits).sort()).to.deep.equal(["generation", "response"]);
+    expect((await byCache("llsd_hook_cache_misses_total"))["response"]).to.equal(7);
+    expect((await byCache("llsd_hook_cache_bytes"))["response"]).to.be.greaterThan(0);
+    expect((await byCache("llsd_hook_cache_entries"))["generation"]).to.be.greaterThan(0);
+  });
+
+  it("never shows the parent's name, unless METRICS_PARENT_LABELS opts in", async () => {
+    const off = await driveSyncs();
+    const text = (await request(off.metricsApp).get("/metrics").expect(200)).text;
+    expect(text).to.not.include(HOSTILE_TOKEN);
+    expect(text).to.not.include("llsd_hook_injected_total");
+    expect(text).to.not.include("namespace=");
+
+    const on = await driveSyncs({ parentLabels: true });
+    const values = (await series(on.metrics, "llsd_hook_sync_outcomes_total")).values;
+    expect(values.map((v) => v.labels["name"])).to.include(HOSTILE_NAME);
+    expect(values.find((v) => v.labels["name"] === HOSTILE_NAME)?.labels).to.deep.include({
+      outcome: "failed",
+      reason: "InvalidSpec",
+    });
+  });
+
+  it("byteCache keeps each tier's hits, misses, entries and bytes, evictions included", () => {
+    const cache = byteCache(100);
+    const a = cache.tier<string>("a");
+    const b = cache.tier<string>("b");
+    a.set("1", "x", 10);
+    expect(a.get("1")).to.equal("x");
+    expect(a.get("2")).to.equal(undefined);
+    for (let i = 0; i < 10; i++) b.set(String(i), "y", 12); // pushes a's entry out
+    b.set("9", "z", 12); // replaced, not added
+    expect(cache.tierStats()).to.deep.equal({
+      a: { entries: 0, bytes: 0, hits: 1, misses: 1 },
+      b: { entries: 8, bytes: 96, hits: 0, misses: 0 },
+    });
+    expect(cache.stats()).to.deep.equal({ entries: 8, bytes: 96 });
+  });
+
+  it("serves the registry's content type at GET /metrics, 404 elsewhere; apps keep registries apart", async () => {
+    const a = createMetrics();
+    const b = createMetrics();
+    a.countSync({ outcome: "ready", reason: "Ready" }, undefined);
+    const res = await request(createMetricsApp(a)).get("/metrics").expect(200);
+    expect(res.headers["content-type"]).to.equal(a.registry.contentType);
+    expect(res.text).to.include('llsd_hook_sync_outcomes_total{outcome="ready",reason="Ready"} 1');
+    const other = await request(createMetricsApp(b)).get("/metrics").expect(200);
+    expect(other.text).to.not.include('outcome="ready"');
+    await request(createMetricsApp(a)).post("/sync").expect(404);
+  });
+});

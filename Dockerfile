@@ -20,5 +20,5 @@ COPY --from=build /src/dist ./dist
 COPY configs ./configs
 # The image's non-root "node" user (uid 1000); the manifests run with a read-only root filesystem.
 USER 1000:1000
-EXPOSE 8080
+EXPOSE 8080 9464
 ENTRYPOINT ["node", "dist/server/main.js"]

@@ -1,8 +1,6 @@
 // Table tests of the config engine's small functions, hostile rows included.
 import { expect } from "chai";
 import { barePlaceholders, conditionalId, placeholdersIn } from "../../../src/config/envsubst.js";
-import { deepMerge, formatPath, stableStringify } from "../../../src/lib/json.js";
-import { validateAgainstSchema } from "../../../src/lib/jsonschema.js";
 import { effectiveId, resolveProviderType } from "../../../src/config/providers.js";
 import { findCollisions, providerEnvName, storageEnvName } from "../../../src/config/secrets.js";
 import { toCanonicalYaml } from "../../../src/config/canonical.js";
@@ -54,74 +52,6 @@ describe("envsubst", () => {
     expect(barePlaceholders(doc)).to.deep.equal([
       { name: "A", path: ["a", 0] },
       { name: "C", path: ["a", 1, "b"] },
-    ]);
-  });
-});
-
-describe("json helpers", () => {
-  it("deepMerge overlays objects and replaces everything else, without touching its inputs", () => {
-    const base = { a: { x: 1, y: [1, 2] }, b: "keep" };
-    const over = { a: { y: [3], z: null }, c: true };
-    const merged = deepMerge(base, over);
-    expect(merged).to.deep.equal({ a: { x: 1, y: [3], z: null }, b: "keep", c: true });
-    expect(base).to.deep.equal({ a: { x: 1, y: [1, 2] }, b: "keep" });
-    expect(deepMerge({}, {})).to.deep.equal({});
-    expect(deepMerge([1], { a: 1 })).to.deep.equal({ a: 1 });
-  });
-  it("formatPath", () => {
-    expect(formatPath(["providers", "inference", 0, "config"])).to.equal(
-      "providers.inference[0].config",
-    );
-    expect(formatPath([])).to.equal("");
-  });
-  it("stableStringify does not depend on key order", () => {
-    expect(stableStringify({ b: 1, a: { d: 1, c: 2 } })).to.equal(
-      stableStringify({ a: { c: 2, d: 1 }, b: 1 }),
-    );
-  });
-});
-
-describe("validateAgainstSchema (pydantic JSON schema subset)", () => {
-  const vllm = release.providers["inference"]!["remote::vllm"]!.configSchema;
-  const rows: [string, unknown, string[]][] = [
-    ["a valid config", { base_url: "http://vllm:8000/v1", max_tokens: 10 }, []],
-    [
-      "an env placeholder passes any scalar type",
-      { max_tokens: "${env.MAX:=4096}", base_url: "${env.U}" },
-      [],
-    ],
-    [
-      "a URL without scheme",
-      { base_url: "vllm:8000" },
-      ["base_url: must be a URL with a host, such as http://vllm:8000/v1"],
-    ],
-    ["a wrong type", { max_tokens: "many" }, ["max_tokens: must be an integer"]],
-    ["an unknown key", { url: "http://x" }, ["url: is not a declared field"]],
-    [
-      "a nested unknown key",
-      { network: { tls: { verify: true, bogus: 1 } } },
-      ["network.tls.bogus: is not a declared field"],
-    ],
-    ["null where null is allowed", { base_url: null }, []],
-    [
-      "an object where a scalar is expected",
-      { max_tokens: { a: 1 } },
-      ["max_tokens: must be an integer"],
-    ],
-    ["a placeholder where an object is expected", { network: "${env.NET}" }, []],
-  ];
-  for (const [what, value, want] of rows) {
-    it(what, () => {
-      const errors = validateAgainstSchema(vllm, value as never).map(
-        (e) => `${e.path.join(".")}: ${e.message}`,
-      );
-      expect(errors).to.deep.equal(want);
-    });
-  }
-  it("reports a missing required field", () => {
-    const faiss = release.providers["vector_io"]!["inline::faiss"]!.configSchema;
-    expect(validateAgainstSchema(faiss, {}).map((e) => [e.path.join("."), e.kind])).to.deep.equal([
-      ["persistence", "required"],
     ]);
   });
 });

@@ -185,12 +185,12 @@ export function computeStatus(input: StatusInput): Status {
 /** What the status says about the run: from the desired state when it was returned, else as observed. */
 function describedRun(
   input: StatusInput,
-): Pick<Status, "resolvedDistribution" | "configGeneration" | "serviceURL"> {
+): Pick<Status, "resolvedDistribution" | "configGeneration" | "serviceURL" | "externalURL"> {
   const { observed, resolution, returned } = input;
   const desired = resolution.desired;
   if (!returned.updated || desired === undefined) {
-    const { resolvedDistribution, configGeneration, serviceURL } = observed.status;
-    return defined({ resolvedDistribution, configGeneration, serviceURL });
+    const { resolvedDistribution, configGeneration, serviceURL, externalURL } = observed.status;
+    return defined({ resolvedDistribution, configGeneration, serviceURL, externalURL });
   }
   const { name, release, image } = desired.distribution;
   return defined({
@@ -207,7 +207,15 @@ function describedRun(
       port: desired.port,
       tls: desired.tls !== undefined,
     }),
+    externalURL: externalUrl(desired.spec),
   });
+}
+
+/** Where the Ingress of networking.expose serves the server, when it names a host. */
+function externalUrl(spec: Desired["spec"]): string | undefined {
+  const expose = spec.networking?.expose;
+  if (expose?.enabled !== true || expose.hostname === undefined) return undefined;
+  return `${expose.tlsSecretName === undefined ? "http" : "https"}://${expose.hostname}`;
 }
 
 function configGeneration(desired: Desired, observed: Observed): Status["configGeneration"] {

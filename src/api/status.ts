@@ -98,6 +98,13 @@ export const Status = z
       .describe("The generated config (absent with overrideConfig)."),
     availableReplicas: z.number().int().min(0).optional().describe("Available server pods."),
     serviceURL: z.string().max(512).optional().describe("In-cluster URL of the server."),
+    externalURL: z
+      .string()
+      .max(512)
+      .optional()
+      .describe(
+        "URL of the server through the Ingress of spec.networking.expose, when it has a hostname (https when it has a tlsSecretName).",
+      ),
   })
   .describe("Observed state, written by llsd-hook through Metacontroller.");
 export type Status = z.infer<typeof Status>;

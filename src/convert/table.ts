@@ -253,4 +253,5 @@ export const V1ALPHA2_ONLY: readonly string[] = [
   "status.observedGeneration",
   "status.resolvedDistribution",
   "status.configGeneration",
+  "status.externalURL",
 ];

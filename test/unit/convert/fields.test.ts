@@ -544,6 +544,7 @@ const RICH_V1ALPHA2: JsonObject = {
       providerCount: 1,
       resourceCount: 1,
     },
+    externalURL: "https://llama.example.com",
   },
 };
 

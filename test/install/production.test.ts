@@ -89,7 +89,7 @@ describe("production file set (what the Dockerfile ships)", function () {
 
   it("starts from the file set, answers /healthz and a /sync of a golden case", async () => {
     const port = await freePort();
-    const { proc, log } = start({ PORT: String(port) });
+    const { proc, log } = start({ PORT: String(port), METRICS_PORT: String(await freePort()) });
     await waitFor(`http://127.0.0.1:${port}/healthz`, proc, log);
     const c = loadCases().find((x) => x.name === "us1-3-api-key-from-secret");
     if (c === undefined) throw new Error("golden case missing");
@@ -188,6 +188,7 @@ describe("production file set (what the Dockerfile ships)", function () {
     const port = await freePort();
     const { proc, log } = start({
       PORT: String(port),
+      METRICS_PORT: String(await freePort()),
       TLS_CERT_FILE: join(pki, "tls.crt"),
       TLS_KEY_FILE: join(pki, "tls.key"),
       HOOK_TOKEN_FILE: join(pki, "token"),

@@ -146,6 +146,22 @@ export const msg = {
     "If the object is not llsd-hook's, remove its controller-uid label (or delete it) so that Metacontroller stops treating it as a child.",
   fixUnrecordedChild: (manager: string) =>
     `If Metacontroller applies server-side with a field manager other than ${manager}, set the hook's SSA_FIELD_MANAGER to its --apply-strategy-ssa-field-manager; otherwise fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.`,
+  // why a child cannot be kept (src/children/keep.ts); the subject is the child
+  notAChildType: (kind: string) =>
+    `is not a child type llsd-hook manages (${kind} of another apiVersion, or another kind)`,
+  notInParentNamespace: (namespace: string) =>
+    `is not in the LlamaStackDistribution's namespace ${namespace}`,
+  notNamedLikeChild: (llsd: string) =>
+    `is not named like a child of LlamaStackDistribution ${llsd}`,
+  annotationThat: (annotation: string, what: string) => `has a ${annotation} annotation ${what}`,
+  notJson: () => "that is not JSON",
+  withProtoKey: () => "with a __proto__ key, which llsd-hook never writes",
+  nestedTooDeep: () => "nested deeper than anything llsd-hook writes",
+  notAKubernetesObject: () => "that is not a Kubernetes object",
+  noAnnotation: (annotation: string) => `has no ${annotation} annotation`,
+  describingAnotherObject: () => "describing another object (not this kind, namespace and name)",
+  unrecordedChild: (manager: string, managers: readonly string[], annotation: string) =>
+    `has neither a managedFields Apply entry of field manager ${manager} (Apply entries found: ${managers.length === 0 ? "none" : list(managers)}) nor a ${annotation} annotation`,
   fixUnreadableChild: () =>
     "Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.",
 

@@ -24,6 +24,7 @@
 //      (pvc.ts), configMapFromLive (configmap.ts). Any other child cannot be kept.
 //   4. A child that cannot be kept makes the whole answer a 409 naming it:
 //      never a shorter list, since a dropped child is a deleted child.
+import { msg } from "../messages.js";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
 import { measure } from "../api/bounds.js";
@@ -89,13 +90,11 @@ const foreign = (why: string): Untrusted => ({ ok: false, kind: "foreign", why }
 function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
   const declared = declaredApiVersion(observed.kind);
   if (declared === undefined || declared !== observed.apiVersion)
-    return foreign(
-      `is not a child type llsd-hook manages (${observed.kind} of another apiVersion, or another kind)`,
-    );
+    return foreign(msg.notAChildType(observed.kind));
   if ((observed.metadata.namespace ?? parent.namespace) !== parent.namespace)
-    return foreign(`is not in the LlamaStackDistribution's namespace ${parent.namespace}`);
+    return foreign(msg.notInParentNamespace(parent.namespace));
   if (!isOwnedName(observed.kind, observed.metadata.name, parent.name))
-    return foreign(`is not named like a child of LlamaStackDistribution ${parent.name}`);
+    return foreign(msg.notNamedLikeChild(parent.name));
   return undefined;
 }
 
@@ -116,7 +115,7 @@ function withoutControllerUid(obj: KubeObject): KubeObject {
 }
 
 const unreadable = (why: string): Untrusted => ({ ok: false, kind: "unreadable", why });
-const annotationThat = (what: string) => `has a ${LAST_APPLIED_ANNOTATION} annotation ${what}`;
+const annotationThat = (what: string) => msg.annotationThat(LAST_APPLIED_ANNOTATION, what);
 
 /** The annotation's text parsed, if it is a JSON object no deeper than anything we write. */
 function parseRecord(
@@ -126,25 +125,25 @@ function parseRecord(
   try {
     value = JSON.parse(text);
   } catch {
-    return unreadable(annotationThat("that is not JSON"));
+    return unreadable(annotationThat(msg.notJson()));
   }
   const shape = measure(value, { maxDepth: MAX_KEPT_DEPTH, maxEntries: Infinity });
   if (shape.problem !== undefined)
     return unreadable(
       shape.problem.kind === "key"
-        ? annotationThat("with a __proto__ key, which llsd-hook never writes")
-        : annotationThat("nested deeper than anything llsd-hook writes"),
+        ? annotationThat(msg.withProtoKey())
+        : annotationThat(msg.nestedTooDeep()),
     );
   const metadata = isObject(value) ? value["metadata"] : undefined;
   if (!isObject(value) || !isObject(metadata))
-    return unreadable(annotationThat("that is not a Kubernetes object"));
+    return unreadable(annotationThat(msg.notAKubernetesObject()));
   return { ok: true, value, metadata };
 }
 
 /** Rule 2: the annotation, if it describes exactly this object. */
 function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
   const text = own(observed.metadata.annotations, LAST_APPLIED_ANNOTATION);
-  if (text === undefined) return unreadable(`has no ${LAST_APPLIED_ANNOTATION} annotation`);
+  if (text === undefined) return unreadable(msg.noAnnotation(LAST_APPLIED_ANNOTATION));
   const parsed = parseRecord(text);
   if (!parsed.ok) return parsed;
   const { value, metadata } = parsed;
@@ -154,10 +153,7 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
     metadata["name"] === observed.metadata.name &&
     metadata["namespace"] === parent.namespace;
   // What it describes instead is not repeated: it is whatever someone wrote there.
-  if (!same)
-    return unreadable(
-      annotationThat("describing another object (not this kind, namespace and name)"),
-    );
+  if (!same) return unreadable(annotationThat(msg.describingAnotherObject()));
   // The record itself, its identity (just compared equal) typed from the observed child.
   const applied: KubeObject = {
     ...value,
@@ -205,7 +201,7 @@ function fromRecord(observed: KubeObject, parent: ParentRef): Applied {
   return {
     ok: false,
     kind: "unrecorded",
-    why: `has neither a managedFields Apply entry of field manager ${manager} (Apply entries found: ${managers.length === 0 ? "none" : managers.join(", ")}) nor a ${LAST_APPLIED_ANNOTATION} annotation`,
+    why: msg.unrecordedChild(manager, managers, LAST_APPLIED_ANNOTATION),
   };
 }
 

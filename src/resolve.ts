@@ -17,6 +17,7 @@ import {
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import { formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
+import { ConditionReason } from "./compute-status.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
 import { problem, problemsFromZod, Reason, type Problem, type Result } from "./problems.js";
@@ -45,12 +46,12 @@ export interface Resolution {
 
 const notChecked: Check = {
   ok: "unknown",
-  reason: "SpecInvalid",
+  reason: ConditionReason.SpecInvalid,
   message: msg.referencesNotChecked(),
 };
 const notGenerated: Check = {
   ok: "unknown",
-  reason: "SpecInvalid",
+  reason: ConditionReason.SpecInvalid,
   message: msg.configNotGenerated(),
 };
 

@@ -231,10 +231,9 @@ function syncHandler(deps: SyncDeps): Handler {
       res.status(409).json({ error: outcome.message });
       return;
     }
-    const status = outcome.response.status as { phase?: string };
     const log = {
       ...res.locals["log"],
-      phase: status.phase,
+      phase: outcome.response.status.phase,
       children: outcome.response.children.length,
     };
     res.locals["log"] = log;

@@ -49,8 +49,26 @@ function serveMetrics(metrics: ReturnType<typeof createMetrics>, port: number): 
   const server = http.createServer(createMetricsApp(metrics));
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  server.listen(port, () => logger.info({ port }, "llsd-hook metrics listening"));
+  listen(server, port, "METRICS_PORT", "llsd-hook metrics listening", {});
   return server;
+}
+
+/** Listens, or stops the process with a line naming the variable to change (not a stack trace). */
+function listen(
+  server: http.Server,
+  port: number,
+  variable: string,
+  message: string,
+  fields: Record<string, unknown>,
+): void {
+  server.on("error", (err: NodeJS.ErrnoException) => {
+    logger.fatal(
+      { port, code: err.code },
+      `llsd-hook could not listen on ${variable} ${port} (${err.code ?? err.message}); set ${variable} to a free port`,
+    );
+    process.exit(1);
+  });
+  server.listen(port, () => logger.info({ port, ...fields }, message));
 }
 
 function tlsServer(app: http.RequestListener, certFile: string, keyFile: string): https.Server {
@@ -114,12 +132,11 @@ function main(): void {
   const port = Number(env["PORT"] ?? "8080");
   if (metricsPort === port) throw new Error(`METRICS_PORT must differ from PORT (${port})`);
   const metricsServer = serveMetrics(metrics, metricsPort);
-  server.listen(port, () =>
-    logger.info(
-      { port, tls: certFile !== undefined, auth: token !== undefined, releases: catalog.releases },
-      "llsd-hook listening",
-    ),
-  );
+  listen(server, port, "PORT", "llsd-hook listening", {
+    tls: certFile !== undefined,
+    auth: token !== undefined,
+    releases: catalog.releases,
+  });
   const stop = (signal: string) => {
     logger.info({ signal }, "shutting down");
     metricsServer.close();

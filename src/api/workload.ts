@@ -189,17 +189,21 @@ const Autoscaling = withRules(
         .min(1)
         .max(100)
         .optional()
-        .describe("Target average CPU utilization (needs a CPU request)."),
+        .describe(
+          "Target average CPU utilization, in percent of the CPU request (the default request when workload.resources sets none).",
+        ),
       targetMemoryUtilizationPercentage: z
         .number()
         .int()
         .min(1)
         .max(100)
         .optional()
-        .describe("Target average memory utilization (needs a memory request)."),
+        .describe(
+          "Target average memory utilization, in percent of the memory request (the default request when workload.resources sets none).",
+        ),
     })
     .describe(
-      "A HorizontalPodAutoscaler (autoscaling/v2); the Deployment then has no replicas of its own.",
+      "A HorizontalPodAutoscaler (autoscaling/v2); the Deployment then has no replicas of its own. Without a target it scales on 80% average CPU utilization (the autoscaler's default).",
     ),
   [
     rule<Autoscaling>({
@@ -375,7 +379,9 @@ export const Workload = withRules(
         .describe("Server worker processes per pod (server.workers)."),
       resources: k8sType<ResourceRequirements>("ResourceRequirements")
         .optional()
-        .describe("CPU and memory requests and limits of the server container."),
+        .describe(
+          "CPU and memory requests and limits of the server container. CPU and memory each get a default request (CPU 250m per worker; memory 512Mi plus 256Mi per further worker) unless a request or a limit is set here for it; no default limits.",
+        ),
       autoscaling: Autoscaling.optional(),
       storage: PvcStorage.optional(),
       podDisruptionBudget: PodDisruptionBudget.optional(),

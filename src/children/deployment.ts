@@ -29,7 +29,7 @@ import {
 import type { SecretBinding } from "../config/secrets.js";
 import { compareStrings, defined } from "../lib/json.js";
 import { childMetadata, type Child } from "./child.js";
-import { canonicalQuantities } from "./quantity.js";
+import { containerResources } from "./container-resources.js";
 import {
   CONFIG_HASH_ANNOTATION,
   CONTAINER_NAME,
@@ -72,7 +72,10 @@ export interface DeploymentInput {
   serviceAccountName: string;
   /** Generated ServiceAccount: no API token is mounted. */
   generatedServiceAccount: boolean;
+  /** The user's spec.workload.resources; default requests fill in the rest. */
   resources?: ResourceRequirements | undefined;
+  /** Server worker processes per pod (spec.workload.workers, default 1): scales the default requests. */
+  workers: number;
   topologySpreadConstraints?: TopologySpreadConstraint[] | undefined;
   userEnv?: EnvVar[] | undefined;
   command?: string[] | undefined;
@@ -169,18 +172,6 @@ function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: Volume
   return { volumes, mounts };
 }
 
-/** Requests and limits in the form the API server stores them. */
-function resourcesOf(
-  resources: ResourceRequirements | undefined,
-): ResourceRequirements | undefined {
-  if (resources === undefined) return undefined;
-  return defined<ResourceRequirements>({
-    ...resources,
-    requests: canonicalQuantities(resources.requests),
-    limits: canonicalQuantities(resources.limits),
-  });
-}
-
 function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]): Container {
   return defined<Container>({
     name: CONTAINER_NAME,
@@ -194,7 +185,7 @@ function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]):
         : [{ name: METRICS_PORT_NAME, containerPort: input.metricsPort, protocol: "TCP" }]),
     ],
     env: env(input),
-    resources: resourcesOf(input.resources),
+    resources: containerResources(input.resources, input.workers),
     volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
     startupProbe: probe(input, { periodSeconds: 5, failureThreshold: 60, timeoutSeconds: 5 }),
     readinessProbe: probe(input, { periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 }),

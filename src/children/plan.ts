@@ -77,6 +77,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     serviceAccountName: overrides?.serviceAccountName ?? childNames.serviceAccount(llsd),
     generatedServiceAccount: overrides?.serviceAccountName === undefined,
     resources: workload?.resources,
+    workers: workload?.workers ?? 1,
     topologySpreadConstraints: workload?.topologySpreadConstraints,
     userEnv: overrides?.env,
     command: overrides?.command,

@@ -91,8 +91,7 @@ export function canonicalQuantity(text: string): string {
 
 /** Every value of a resource list (requests, limits) in stored form. */
 export function canonicalQuantities(
-  list: Readonly<Record<string, string>> | undefined,
-): Record<string, string> | undefined {
-  if (list === undefined) return undefined;
+  list: Readonly<Record<string, string>>,
+): Record<string, string> {
   return Object.fromEntries(Object.entries(list).map(([k, v]) => [k, canonicalQuantity(v)]));
 }

@@ -19,6 +19,7 @@ const BASE: DeploymentInput = {
   tls: undefined,
   serviceAccountName: "llama-sa",
   generatedServiceAccount: true,
+  workers: 1,
 };
 const build = (over: Partial<DeploymentInput>) => buildDeployment({ ...BASE, ...over });
 const pod = (over: Partial<DeploymentInput>) => build(over).spec?.template.spec;
@@ -266,13 +267,15 @@ describe("buildDeployment", () => {
         pod({ topologySpreadConstraints: [own, given] })?.topologySpreadConstraints,
       ).to.deep.equal([{ ...own, labelSelector: { matchLabels: SELECTOR } }, given]);
     });
-    it("resources in stored form, absent ones left out", () => {
+    it("resources in stored form; default requests where the user set none", () => {
       expect(
         container({ resources: { requests: { cpu: "1000m", memory: "1024Mi" } } })?.resources,
       ).to.deep.equal({
         requests: { cpu: "1", memory: "1Gi" },
       });
-      expect(container({})).to.not.have.property("resources");
+      expect(container({ workers: 2 })?.resources).to.deep.equal({
+        requests: { cpu: "500m", memory: "768Mi" },
+      });
     });
     it("unset pass-through fields are left out, never undefined", () => {
       const spec = pod({});

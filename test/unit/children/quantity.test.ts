@@ -13,8 +13,7 @@ describe("canonicalQuantity", () => {
 });
 
 describe("canonicalQuantities", () => {
-  const rows: [why: string, list: Record<string, string> | undefined, stored: unknown][] = [
-    ["no list", undefined, undefined],
+  const rows: [why: string, list: Record<string, string>, stored: unknown][] = [
     ["an empty list", {}, {}],
     ["every value, keys kept", { cpu: "1000m", memory: "1024Mi" }, { cpu: "1", memory: "1Gi" }],
     [

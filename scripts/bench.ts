@@ -28,6 +28,7 @@ import { stringify } from "yaml";
 import { LlamaStackDistributionSpec } from "../src/api/schema.js";
 import { requestOf, render } from "../src/cli/render.js";
 import { resolveDistribution } from "../src/config/distribution.js";
+import { specBindings } from "../src/config/bindings.js";
 import { generateConfig } from "../src/config/generate.js";
 import { isoSeconds } from "../src/edge/clock.js";
 import { loadCatalog } from "../src/edge/load-catalog.js";
@@ -281,6 +282,7 @@ function generateInput(raw: unknown) {
   if (!d.ok) throw new Error("bad distribution");
   return {
     spec,
+    bindings: specBindings(spec),
     distribution: { ...d.value, name: d.value.name ?? "", release: d.value.release ?? "" },
     catalog,
     userEnvNames: [],
@@ -300,10 +302,8 @@ function modelsInput(salt: string, n: number) {
     { length: n },
     (_, i) => models[i] ?? { ...template, name: `model-${i}` },
   );
-  return {
-    ...input,
-    spec: { ...input.spec, resources: { ...input.spec.resources, models: more } },
-  };
+  const spec = { ...input.spec, resources: { ...input.spec.resources, models: more } };
+  return { ...input, spec, bindings: specBindings(spec) };
 }
 
 function benchModels(): void {

@@ -4,6 +4,7 @@
 import type { CustomizeRequest, CustomizeResponse, RelatedResourceRule } from "./api/hook.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { LlamaStackDistributionSpec } from "./api/schema.js";
+import { specBindings } from "./config/bindings.js";
 import { collectReferences, namesOf, scanReferences } from "./references.js";
 
 export function customize(request: CustomizeRequest): CustomizeResponse {
@@ -13,7 +14,10 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
     measure(spec, SPEC_BOUNDS).problem === undefined
       ? LlamaStackDistributionSpec.safeParse(spec)
       : undefined;
-  const refs = parsed?.success === true ? collectReferences(parsed.data) : scanReferences(spec);
+  const refs =
+    parsed?.success === true
+      ? collectReferences(parsed.data, specBindings(parsed.data))
+      : scanReferences(spec);
   const rules: RelatedResourceRule[] = [];
   const secrets = namesOf(refs, "Secret");
   const configMaps = namesOf(refs, "ConfigMap");

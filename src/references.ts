@@ -5,7 +5,8 @@ import type { Spec } from "./api/schema.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
 import { isObject, own } from "./lib/json.js";
 import { CONFIG_FILE, TLS_KEYS } from "./config/runtime.js";
-import { SECRET_NAME_KEYS } from "./config/storage.js";
+import { SECRET_NAME_KEYS, type SpecBindings } from "./config/bindings.js";
+import type { SecretBinding } from "./config/secrets.js";
 
 export interface Reference {
   kind: "Secret" | "ConfigMap";
@@ -20,42 +21,38 @@ export interface Reference {
 const POSTGRES_SECRET_KEYS = Object.values(SECRET_NAME_KEYS).sort();
 const SERVER_TLS_KEYS = [TLS_KEYS.cert, TLS_KEYS.key];
 
-function secretKeyRefs(value: unknown, path: string): Reference[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => secretKeyRefs(v, `${path}[${i}]`));
-  if (!isObject(value)) return [];
-  const out: Reference[] = [];
-  const ref = value["secretKeyRef"];
-  if (isObject(ref) && typeof ref["name"] === "string" && typeof ref["key"] === "string") {
-    out.push({
-      kind: "Secret",
-      name: ref["name"],
-      keys: [ref["key"]],
-      path: `${path}.secretKeyRef`,
-    });
-  }
-  for (const [k, v] of Object.entries(value)) {
-    if (k !== "secretKeyRef") out.push(...secretKeyRefs(v, path === "" ? k : `${path}.${k}`));
-  }
-  return out;
+function bindingReference(b: SecretBinding): Reference {
+  return { kind: "Secret", name: b.secretName, keys: [b.key], path: b.specPath };
 }
 
-/** Every reference of a valid spec, in a fixed order. */
-export function collectReferences(spec: Spec): Reference[] {
+/** The Secrets the spec's bindings read: one reference per binding, one per storage secretName. */
+function bindingReferences(spec: Spec, bindings: SpecBindings): Reference[] {
   const refs: Reference[] = [];
-  refs.push(...secretKeyRefs(spec.providers ?? {}, "spec.providers"));
+  for (const [, entries] of bindings.providers)
+    for (const p of entries) {
+      if (p.apiKey !== undefined) refs.push(bindingReference(p.apiKey));
+      refs.push(...p.secretRefs.map(([, b]) => bindingReference(b)));
+    }
   for (const kind of ["kv", "sql"] as const) {
-    const storage = spec.storage?.[kind];
-    if (storage === undefined) continue;
-    refs.push(...secretKeyRefs(storage, `spec.storage.${kind}`));
-    if (storage.secretName !== undefined) {
+    const secretName = spec.storage?.[kind]?.secretName;
+    if (secretName !== undefined) {
       refs.push({
         kind: "Secret",
-        name: storage.secretName,
+        name: secretName,
         keys: POSTGRES_SECRET_KEYS,
         path: `spec.storage.${kind}.secretName`,
       });
+      continue;
     }
+    for (const f of bindings.storage[kind] ?? [])
+      if (typeof f.value === "object") refs.push(bindingReference(f.value));
   }
+  return refs;
+}
+
+/** Every reference of a valid spec, in a fixed order; `bindings` are the spec's own. */
+export function collectReferences(spec: Spec, bindings: SpecBindings): Reference[] {
+  const refs = bindingReferences(spec, bindings);
   const tls = spec.networking?.tls;
   if (tls?.enabled === true && tls.secretName !== undefined) {
     const keys =

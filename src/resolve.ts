@@ -7,6 +7,7 @@ import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/sche
 import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./api/workload.js";
 import type { Desired, DesiredConfig, ServerTls } from "./desired.js";
 import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
+import { specBindings, type SpecBindings } from "./config/bindings.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
 import {
@@ -94,15 +95,22 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   const recorded = recordedRelease(spec.value.distribution.name, observed, ctx.catalog);
   const distribution = resolveDistribution(spec.value.distribution, ctx.catalog, recorded);
   if (!distribution.ok) return invalid(distribution.problems, distribution.warnings);
-  const references = collectReferences(spec.value);
+  const bindings = specBindings(spec.value);
+  const references = collectReferences(spec.value, bindings);
   const layout = layoutOf(spec.value);
-  const config = resolveConfig(spec.value, distribution.value, layout.port, observed.related, ctx);
+  const config = resolveConfig(
+    { spec: spec.value, bindings },
+    distribution.value,
+    layout.port,
+    observed.related,
+    ctx,
+  );
   const desired: Desired = {
     llsd: observed.name,
     namespace: observed.namespace,
     spec: spec.value,
     distribution: distribution.value,
-    ...layoutOf(spec.value),
+    ...layout,
     references,
     inputsHash: inputsHash(references, observed.related),
     config: config.desired,
@@ -148,12 +156,13 @@ interface ConfigResolution {
 }
 
 function resolveConfig(
-  spec: Spec,
+  parsed: { spec: Spec; bindings: SpecBindings },
   distribution: ResolvedDistribution,
   port: number,
   related: Related,
   ctx: ResolveContext,
 ): ConfigResolution {
+  const { spec, bindings } = parsed;
   const { name, release, image } = distribution;
   if (spec.overrideConfig !== undefined) {
     const configMapName = spec.overrideConfig.configMapName;
@@ -175,6 +184,7 @@ function resolveConfig(
   }
   const result = ctx.generate({
     spec,
+    bindings,
     distribution: { ...distribution, name, release },
     catalog: ctx.catalog,
     userEnvNames: (spec.workload?.overrides?.env ?? []).map((e) => e.name),

@@ -203,12 +203,11 @@ function providerListFor(specKey: string) {
   );
 }
 
-export const Providers = z
+const Providers = z
   .strictObject(Object.fromEntries(SPEC_API_KEYS.map((k) => [k, providerListFor(k).optional()])))
   .describe(
     "Providers by Llama Stack API, keyed by the camelCase API name (inference, safety, vectorIo, toolRuntime, files, responses, ...). Which APIs exist depends on the release.",
   );
-export type Providers = Partial<Record<string, ProviderEntry[]>>;
 
 // ---------------------------------------------------------------- resources
 const Model = z

@@ -6,6 +6,7 @@ import { SyncRequest, type KubeObject } from "../api/hook.js";
 import { LlamaStackDistributionSpec, API_VERSION, KIND } from "../api/schema.js";
 import { YAML_OPTIONS } from "../config/canonical.js";
 import { isoSeconds } from "../edge/clock.js";
+import { specBindings } from "../config/bindings.js";
 import { collectReferences, scanReferences, type Reference } from "../references.js";
 import { sync, type SyncContext } from "../sync.js";
 import { formatProblem, problemsFromZod } from "../problems.js";
@@ -81,7 +82,9 @@ export function requestOf(text: string, source: string): RenderRequest {
     );
   const metadata = { namespace: "default", ...((cr["metadata"] ?? {}) as Record<string, unknown>) };
   const parsedSpec = LlamaStackDistributionSpec.safeParse(cr["spec"]);
-  const refs = parsedSpec.success ? collectReferences(parsedSpec.data) : scanReferences(cr["spec"]);
+  const refs = parsedSpec.success
+    ? collectReferences(parsedSpec.data, specBindings(parsedSpec.data))
+    : scanReferences(cr["spec"]);
   const namespace = String(metadata["namespace"]);
   const related: Record<string, Record<string, KubeObject>> = {
     "Secret.v1": {},

@@ -22,9 +22,9 @@ import {
   toDocument,
   type StackConfig,
 } from "./model.js";
+import { defaultProviderId, type SpecBindings } from "./bindings.js";
 import {
   declareProviders,
-  defaultProviderId,
   finalConfigOf,
   validateProviderConfig,
   withProviders,
@@ -39,6 +39,8 @@ import { withStorage } from "./storage.js";
 
 export interface GenerateInput {
   spec: Spec;
+  /** specBindings(spec): derived from the spec, so not part of a memo key. */
+  bindings: SpecBindings;
   distribution: ResolvedDistribution & { name: string; release: string };
   catalog: Catalog;
   /** Names of env vars the user sets on the container (spec.workload.overrides.env). */
@@ -103,7 +105,7 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
   const { spec, distribution } = input;
   const problems: Problem[] = [...conflictingProviders(spec)];
   const warnings: Problem[] = [];
-  const declared = declareProviders(spec.providers, base.dialect);
+  const declared = declareProviders(input.bindings.providers, base.dialect);
   problems.push(...declared.problems);
   warnings.push(...declared.warnings);
 
@@ -116,7 +118,12 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
   for (const d of declared.declared)
     problems.push(...validateProviderConfig(d, finalConfigOf(removal.config, d)));
 
-  const storage = withStorage(removal.config, spec.storage, distribution.name);
+  const storage = withStorage(
+    removal.config,
+    spec.storage,
+    input.bindings.storage,
+    distribution.name,
+  );
   problems.push(...storage.problems);
   const secrets = [...declared.declared.flatMap((d) => d.secrets), ...storage.secrets];
   problems.push(...findCollisions(secrets));

@@ -3,7 +3,7 @@
 // using the provider's exported schema, and overlay the result on the base
 // config by provider id (docs/adr/0001-overlay-merge.md).
 import { apiOfSpecKey, REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
-import type { ProviderEntry, Providers, SecretRef } from "../api/schema.js";
+import { defaultProviderId, type ProviderBindings, type SpecBindings } from "./bindings.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { ProviderTypeInfo } from "./catalog.js";
@@ -12,7 +12,7 @@ import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";
 import { clone, deepMerge, isObject, own, type Json, type JsonObject } from "../lib/json.js";
 import { fieldsOf, validateAgainstSchema } from "../lib/jsonschema.js";
 import { isApi, type Api, type Provider, type StackConfig } from "./model.js";
-import { providerEnvName, type SecretBinding } from "./secrets.js";
+import type { SecretBinding } from "./secrets.js";
 
 /** A provider the spec declares, resolved against the release. */
 export interface DeclaredProvider {
@@ -40,16 +40,6 @@ const API_HINTS: Record<string, string> = {
   skills: "added in OGX 1.1.0",
   container_runtime: "added in OGX 1.2.0",
 };
-
-/** `remote::vllm` → `vllm`. */
-function shortName(type: string): string {
-  return type.replace(/^(remote|inline)::/, "");
-}
-
-/** A spec entry's provider_id: its id, else its provider's name (vllm for remote::vllm). */
-export function defaultProviderId(entry: Pick<ProviderEntry, "id" | "provider">): string {
-  return entry.id ?? shortName(entry.provider);
-}
 
 /** `vllm` → remote::vllm if the registry has it, else inline::vllm; a qualified type as is. */
 export function resolveProviderType(
@@ -104,11 +94,11 @@ interface Mapping {
   readonly secrets: SecretBinding[];
   readonly problems: Problem[];
   set(field: string, value: Json, origin: string): void;
-  /** `field` reads `${env.NAME}` (NAME from `envField`), set from the Secret key `ref` names. */
-  setSecret(field: string, envField: string, ref: SecretRef, path: string): void;
+  /** `field` reads `${env.NAME}`, NAME being the binding's env var, set from its Secret key. */
+  setSecret(field: string, binding: SecretBinding, origin: string): void;
 }
 
-function newMapping(envName: (field: string) => string): Mapping {
+function newMapping(): Mapping {
   const m: Mapping = {
     config: {},
     origins: {},
@@ -125,15 +115,9 @@ function newMapping(envName: (field: string) => string): Mapping {
       m.config[field] = value;
       m.origins[field] = origin;
     },
-    setSecret(field, envField, ref, path) {
-      const name = envName(envField);
-      m.set(field, envRef(name), path);
-      m.secrets.push({
-        name,
-        secretName: ref.secretKeyRef.name,
-        key: ref.secretKeyRef.key,
-        specPath: `${path}.secretKeyRef`,
-      });
+    setSecret(field, binding, origin) {
+      m.set(field, envRef(binding.name), origin);
+      m.secrets.push(binding);
     },
   };
   return m;
@@ -156,10 +140,16 @@ function mapEndpoint(
     );
 }
 
-function mapApiKey(m: Mapping, ref: SecretRef, path: string, type: string, info: ProviderTypeInfo) {
+function mapApiKey(
+  m: Mapping,
+  binding: SecretBinding,
+  path: string,
+  type: string,
+  info: ProviderTypeInfo,
+) {
   const targets = apiKeyTargets(info);
   const [field, ...others] = targets;
-  if (field !== undefined && others.length === 0) m.setSecret(field, "API_KEY", ref, path);
+  if (field !== undefined && others.length === 0) m.setSecret(field, binding, path);
   else if (field === undefined)
     m.problems.push(problem(Reason.FieldMappingFailed, path, msg.noCredentialField(type)));
   else
@@ -169,29 +159,20 @@ function mapApiKey(m: Mapping, ref: SecretRef, path: string, type: string, info:
 }
 
 function mapEntry(
-  entry: ProviderEntry,
-  ctx: {
-    api: Api;
-    specKey: string;
-    index: number;
-    single: boolean;
-    type: string;
-    info: ProviderTypeInfo;
-  },
+  bound: ProviderBindings,
+  ctx: { api: Api; type: string; info: ProviderTypeInfo },
 ): { provider: DeclaredProvider; problems: Problem[] } {
-  const { api, specKey, index, type, info } = ctx;
-  const specPath = `spec.providers.${specKey}[${index}]`;
+  const { api, type, info } = ctx;
+  const { entry, specKey, index, specPath } = bound;
   const id = defaultProviderId(entry);
-  const m = newMapping((field) => providerEnvName(api, ctx.single ? undefined : id, field));
+  const m = newMapping();
   if (entry.endpoint !== undefined)
     mapEndpoint(m, entry.endpoint, `${specPath}.endpoint`, type, info);
-  if (entry.apiKey !== undefined) mapApiKey(m, entry.apiKey, `${specPath}.apiKey`, type, info);
+  if (bound.apiKey !== undefined) mapApiKey(m, bound.apiKey, `${specPath}.apiKey`, type, info);
   const fields = fieldsOf(info.configSchema);
-  for (const field of Object.keys(entry.secretRefs ?? {}).sort()) {
-    const ref = own(entry.secretRefs, field);
-    if (ref === undefined) continue;
+  for (const [field, binding] of bound.secretRefs) {
     const path = `${specPath}.secretRefs.${field}`;
-    if (fields.includes(field)) m.setSecret(field, field, ref, path);
+    if (fields.includes(field)) m.setSecret(field, binding, path);
     else
       m.problems.push(
         problem(Reason.InvalidProviderConfig, path, msg.unknownConfigField(field, type, fields)),
@@ -232,15 +213,11 @@ interface Declared {
 }
 
 /** One spec entry: its type resolved and its fields mapped, or why it cannot be. */
-function declareEntry(
-  out: Declared,
-  entry: ProviderEntry,
-  at: { api: Api; specKey: string; index: number; single: boolean },
-  dialect: Dialect,
-): void {
-  const registry = dialect.providerTypes(at.api);
+function declareEntry(out: Declared, bound: ProviderBindings, api: Api, dialect: Dialect): void {
+  const { entry, specKey } = bound;
+  const registry = dialect.providerTypes(api);
   const type = resolveProviderType(entry.provider, registry);
-  const path = `spec.providers.${at.specKey}[${at.index}].provider`;
+  const path = `${bound.specPath}.provider`;
   const info = type === undefined ? undefined : own(registry, type);
   if (type === undefined || info === undefined) {
     const valid = Object.keys(registry).sort();
@@ -248,7 +225,7 @@ function declareEntry(
       problem(
         Reason.UnknownProviderType,
         path,
-        msg.unknownProviderType(entry.provider, at.specKey, dialect.release, valid),
+        msg.unknownProviderType(entry.provider, specKey, dialect.release, valid),
       ),
     );
     return;
@@ -264,26 +241,21 @@ function declareEntry(
     return;
   }
   if (info.deprecationWarning !== null) out.warnings.push(deprecated(info.deprecationWarning));
-  const mapped = mapEntry(entry, { ...at, type, info });
+  const mapped = mapEntry(bound, { api, type, info });
   out.declared.push(mapped.provider);
   out.problems.push(...mapped.problems);
 }
 
 /** Resolves every provider the spec declares; problems for what cannot be resolved. */
-export function declareProviders(providers: Providers | undefined, dialect: Dialect): Declared {
+export function declareProviders(providers: SpecBindings["providers"], dialect: Dialect): Declared {
   const out: Declared = { declared: [], problems: [], warnings: [] };
-  for (const specKey of Object.keys(providers ?? {}).sort()) {
-    const entries = own(providers, specKey);
-    if (entries === undefined) continue;
+  for (const [specKey, entries] of providers) {
     const api = dialect.providableApis.find((a) => specKeyOf(a) === specKey);
     if (api === undefined || !isApi(api)) {
       out.problems.push(unknownApi(specKey, dialect));
       continue;
     }
-    const single = entries.length === 1;
-    entries.forEach((entry, index) =>
-      declareEntry(out, entry, { api, specKey, index, single }, dialect),
-    );
+    for (const bound of entries) declareEntry(out, bound, api, dialect);
   }
   return out;
 }

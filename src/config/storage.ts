@@ -2,25 +2,17 @@
 // backends of that kind (kv_* / sql_*), keeping the backend names so every
 // store reference stays valid. Fields are checked against the release's own
 // backend schema: a field the release lacks is an error, never dropped.
-import type { KvStorage, SecretRef, SqlStorage, Storage as StorageSpec } from "../api/schema.js";
+import type { Storage as StorageSpec } from "../api/schema.js";
+import type { SpecBindings, StorageField } from "./bindings.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { Dialect } from "./dialect.js";
 import { envRef } from "./envsubst.js";
 import type { JsonObject } from "../lib/json.js";
 import type { Backend, StackConfig } from "./model.js";
-import { storageEnvName, type SecretBinding } from "./secrets.js";
+import type { SecretBinding } from "./secrets.js";
 
 type Kind = "kv" | "sql";
-
-/** Keys of the Secret named by storage.<kind>.secretName. */
-export const SECRET_NAME_KEYS: Readonly<Record<string, string>> = {
-  host: "host",
-  port: "port",
-  db: "dbname",
-  user: "user",
-  password: "password",
-};
 
 function sqlitePath(distribution: string, file: string): string {
   return `\${env.SQLITE_STORE_DIR:=~/.llama/distributions/${distribution}}/${file}`;
@@ -32,14 +24,13 @@ interface Built {
   problems: Problem[];
 }
 
-/** The backend spec.storage.<kind> describes, with the secrets it reads. */
+/** The backend spec.storage.<kind> describes (its fields from specBindings), with the secrets it reads. */
 export function buildBackend(
   kind: Kind,
-  spec: KvStorage | SqlStorage,
+  spec: { type: string; fields: readonly StorageField[] },
   dialect: Dialect,
   distribution: string,
 ): Built {
-  const at = `spec.storage.${kind}`;
   const type = `${kind}_${spec.type}`;
   const secrets: SecretBinding[] = [];
   const problems: Problem[] = [];
@@ -49,45 +40,16 @@ export function buildBackend(
     return { backend: { type, rest: fields }, secrets, problems };
   }
   const declared = dialect.backendFields(type) ?? [];
-  const put = (
-    field: string,
-    specField: string,
-    value: string | number | SecretRef | undefined,
-  ) => {
-    if (value === undefined) return;
+  for (const { field, specField, value } of spec.fields) {
     if (!declared.includes(field)) {
-      problems.push(
-        problem(
-          Reason.UnsupportedStorageField,
-          `${at}.${specField}`,
-          msg.unsupportedStorageField(field, type, dialect.release),
-        ),
-      );
-      return;
+      const at = `spec.storage.${kind}.${specField}`;
+      const text = msg.unsupportedStorageField(field, type, dialect.release);
+      problems.push(problem(Reason.UnsupportedStorageField, at, text));
+    } else if (typeof value !== "object") fields[field] = value;
+    else {
+      secrets.push(value);
+      fields[field] = envRef(value.name);
     }
-    if (typeof value !== "object") {
-      fields[field] = value;
-      return;
-    }
-    const name = storageEnvName(kind, field);
-    const { secretKeyRef } = value;
-    secrets.push({
-      name,
-      secretName: secretKeyRef.name,
-      key: secretKeyRef.key,
-      specPath: `${at}.${specField}.secretKeyRef`,
-    });
-    fields[field] = envRef(name);
-  };
-  if (spec.secretName !== undefined) {
-    for (const [field, key] of Object.entries(SECRET_NAME_KEYS))
-      put(field, "secretName", { secretKeyRef: { name: spec.secretName, key } });
-  } else {
-    put("host", "host", spec.host);
-    put("port", "port", spec.port);
-    put("db", "database", spec.database);
-    put("user", "user", spec.user);
-    put("password", "password", spec.password);
   }
   return { backend: { type, rest: fields }, secrets, problems };
 }
@@ -115,6 +77,7 @@ function replaceBackends(
 export function withStorage(
   config: StackConfig,
   storage: StorageSpec | undefined,
+  bound: SpecBindings["storage"],
   distribution: string,
 ): { config: StackConfig; secrets: SecretBinding[]; problems: Problem[] } {
   const secrets: SecretBinding[] = [];
@@ -123,7 +86,8 @@ export function withStorage(
   for (const kind of ["kv", "sql"] as const) {
     const spec = storage?.[kind];
     if (spec === undefined) continue;
-    const built = buildBackend(kind, spec, config.dialect, distribution);
+    const fields = { type: spec.type, fields: bound[kind] ?? [] };
+    const built = buildBackend(kind, fields, config.dialect, distribution);
     secrets.push(...built.secrets);
     problems.push(...built.problems);
     const section = next.storage ?? { backends: undefined, rest: {} };

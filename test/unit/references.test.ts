@@ -1,5 +1,6 @@
 // Table tests of the references a spec makes: what /customize asks Metacontroller
 // for and what sync checks exists, for valid specs and (best effort) invalid ones.
+import { specBindings } from "../../src/config/bindings.js";
 import { expect } from "chai";
 import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
 import { collectReferences, namesOf, scanReferences } from "../../src/references.js";
@@ -61,7 +62,10 @@ describe("collectReferences", () => {
     ],
   ];
   for (const [what, extra, want] of rows)
-    it(what, () => expect(show(collectReferences(spec(extra)))).to.deep.equal(want));
+    it(what, () => {
+      const s = spec(extra);
+      expect(show(collectReferences(s, specBindings(s)))).to.deep.equal(want);
+    });
 });
 
 describe("scanReferences (a spec that does not parse)", () => {

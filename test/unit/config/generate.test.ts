@@ -1,5 +1,6 @@
 // generateConfig as a whole: pure (frozen inputs, a shared base that stays as
 // the catalog has it), and what it says for a distribution or release it lacks.
+import { specBindings } from "../../../src/config/bindings.js";
 import { expect } from "chai";
 import { isDeepStrictEqual } from "node:util";
 import { generateConfig, type GenerateInput } from "../../../src/config/generate.js";
@@ -15,8 +16,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 function input(raw: Record<string, unknown>, release = "0.7.3", name = "starter"): GenerateInput {
+  const s = spec(raw, release);
   return {
-    spec: spec(raw, release),
+    spec: s,
+    bindings: specBindings(s),
     distribution: { name, release, image: "i" },
     catalog,
     userEnvNames: [],
@@ -42,9 +45,9 @@ describe("generateConfig", () => {
       disabledProviders: ["code-scanner"],
     };
     // Everything but the catalog, which the other tests share.
-    const { spec: s, distribution, userEnvNames, port, server } = input(raw);
+    const { spec: s, bindings, distribution, userEnvNames, port, server } = input(raw);
     const frozenInput = {
-      ...deepFreeze({ spec: s, distribution, userEnvNames, port, server }),
+      ...deepFreeze({ spec: s, bindings, distribution, userEnvNames, port, server }),
       catalog,
     };
     const first = generateConfig(frozenInput);

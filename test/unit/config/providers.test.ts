@@ -1,12 +1,8 @@
 // Declaring and overlaying providers: the default id, the overlay by id on a
 // shared (frozen) base, and the final config each declared provider gets.
 import { expect } from "chai";
-import {
-  declareProviders,
-  defaultProviderId,
-  finalConfigOf,
-  withProviders,
-} from "../../../src/config/providers.js";
+import { defaultProviderId, specBindings } from "../../../src/config/bindings.js";
+import { declareProviders, finalConfigOf, withProviders } from "../../../src/config/providers.js";
 import { withoutDisabled } from "../../../src/config/disable.js";
 import { base, dialect, doc, spec } from "./fixtures.js";
 
@@ -31,7 +27,7 @@ describe("withProviders", () => {
   const b = base("0.7.3");
   const before = JSON.stringify(doc(b));
   const declare = (providers: Record<string, unknown>) =>
-    declareProviders(spec({ providers }).providers, dialect("0.7.3"));
+    declareProviders(specBindings(spec({ providers })).providers, dialect("0.7.3"));
 
   it("a declared id replaces the base entry in place; the conditional id becomes plain", () => {
     const d = declare({ inference: [{ provider: "vllm", endpoint: "http://v:8000/v1" }] });
@@ -69,7 +65,7 @@ describe("withProviders", () => {
   it("an API the base lacks joins apis, sorted; the base is unchanged and still shared", () => {
     const ogx = base("1.5.0");
     const d = declareProviders(
-      spec({ providers: { messages: [{ provider: "builtin" }] } }, "1.5.0").providers,
+      specBindings(spec({ providers: { messages: [{ provider: "builtin" }] } }, "1.5.0")).providers,
       dialect("1.5.0"),
     );
     const next = withProviders(ogx, d.declared);
@@ -90,7 +86,8 @@ describe("finalConfigOf", () => {
   it("the entry's config, or {} when the entry was removed", () => {
     const b = base("0.7.3");
     const d = declareProviders(
-      spec({ providers: { vectorIo: [{ provider: "faiss", settings: { x: 1 } }] } }).providers,
+      specBindings(spec({ providers: { vectorIo: [{ provider: "faiss", settings: { x: 1 } }] } }))
+        .providers,
       dialect("0.7.3"),
     ).declared;
     const [faiss] = d;

@@ -1,6 +1,7 @@
 // Registering the spec's models, shields and tool groups, release by release.
 import { expect } from "chai";
 import { msg } from "../../../src/messages.js";
+import { specBindings } from "../../../src/config/bindings.js";
 import { declareProviders, withProviders } from "../../../src/config/providers.js";
 import { enabledProviderIds, withResources } from "../../../src/config/resources.js";
 import { toStackConfig } from "../../../src/config/model.js";
@@ -8,7 +9,7 @@ import { base, dialect, spec } from "./fixtures.js";
 
 function setup(raw: Record<string, unknown>, release = "0.7.3", env: string[] = []) {
   const s = spec(raw, release);
-  const declared = declareProviders(s.providers, dialect(release)).declared;
+  const declared = declareProviders(specBindings(s).providers, dialect(release)).declared;
   const config = withProviders(base(release), declared);
   const ctx = { declared, containerEnv: new Set(env), distribution: "starter" };
   return { out: withResources(config, s.resources, ctx), config };

@@ -1,15 +1,34 @@
 // Storage backends from spec.storage: the fields each release's backend takes,
 // the secrets they read, and which base backends they replace.
 import { expect } from "chai";
-import { buildBackend, SECRET_NAME_KEYS, withStorage } from "../../../src/config/storage.js";
-import { toStackConfig } from "../../../src/config/model.js";
+import type { KvStorage, Storage } from "../../../src/api/schema.js";
+import { SECRET_NAME_KEYS, storageFields } from "../../../src/config/bindings.js";
+import type { Dialect } from "../../../src/config/dialect.js";
+import { buildBackend, withStorage } from "../../../src/config/storage.js";
+import { toStackConfig, type StackConfig } from "../../../src/config/model.js";
 import { base, dialect, doc } from "./fixtures.js";
+
+/** buildBackend on the fields specBindings finds in `spec`. */
+const build = (kind: "kv" | "sql", spec: KvStorage, d: Dialect, distribution: string) =>
+  buildBackend(kind, { type: spec.type, fields: storageFields(kind, spec) }, d, distribution);
+
+/** withStorage with the storage bindings of `storage`. */
+const storageOf = (config: StackConfig, storage: Storage | undefined, distribution: string) =>
+  withStorage(
+    config,
+    storage,
+    {
+      kv: storage?.kv && storageFields("kv", storage.kv),
+      sql: storage?.sql && storageFields("sql", storage.sql),
+    },
+    distribution,
+  );
 
 const password = { secretKeyRef: { name: "pg", key: "password" } };
 
 describe("buildBackend", () => {
   it("sqlite: a file in the data directory, no secrets", () => {
-    const built = buildBackend("kv", { type: "sqlite" }, dialect("0.7.3"), "starter");
+    const built = build("kv", { type: "sqlite" }, dialect("0.7.3"), "starter");
     expect(built).to.deep.equal({
       backend: {
         type: "kv_sqlite",
@@ -21,7 +40,7 @@ describe("buildBackend", () => {
   });
 
   it("postgres fields, the password from a Secret", () => {
-    const built = buildBackend(
+    const built = build(
       "sql",
       { type: "postgres", host: "h", port: 5432, database: "d", user: "u", password },
       dialect("1.5.0"),
@@ -48,12 +67,7 @@ describe("buildBackend", () => {
   });
 
   it("secretName: every conventional key from the Secret", () => {
-    const built = buildBackend(
-      "kv",
-      { type: "postgres", secretName: "conn" },
-      dialect("0.7.3"),
-      "x",
-    );
+    const built = build("kv", { type: "postgres", secretName: "conn" }, dialect("0.7.3"), "x");
     expect(built.secrets.map((s) => [s.name, s.key])).to.deep.equal(
       Object.entries(SECRET_NAME_KEYS).map(([field, key]) => [
         `LLSD_STORAGE_KV_${field.toUpperCase()}`,
@@ -63,7 +77,7 @@ describe("buildBackend", () => {
   });
 
   it("a field the release's backend lacks is an error, never dropped silently", () => {
-    const built = buildBackend("kv", { type: "redis", host: "r", password }, dialect("0.7.3"), "x");
+    const built = build("kv", { type: "redis", host: "r", password }, dialect("0.7.3"), "x");
     expect(built.problems.map((p) => [p.reason, p.path])).to.deep.equal([
       ["UnsupportedStorageField", "spec.storage.kv.password"],
     ]);
@@ -72,7 +86,7 @@ describe("buildBackend", () => {
 
   it("hostile: a backend type the release does not know takes no field", () => {
     const d = { ...dialect("0.7.3"), backendFields: () => undefined };
-    const built = buildBackend("sql", { type: "postgres", host: "h" }, d, "x");
+    const built = build("sql", { type: "postgres", host: "h" }, d, "x");
     expect(built.problems).to.have.length(1);
     expect(built.backend.rest).to.deep.equal({});
   });
@@ -81,7 +95,7 @@ describe("buildBackend", () => {
 describe("withStorage", () => {
   it("replaces every backend of the kind, keeping the names", () => {
     const b = base("1.5.0", "postgres-demo");
-    const out = withStorage(b, { kv: { type: "redis", host: "r" } }, "postgres-demo");
+    const out = storageOf(b, { kv: { type: "redis", host: "r" } }, "postgres-demo");
     expect(out.config.storage?.backends?.["kv_default"]).to.deep.equal({
       type: "kv_redis",
       rest: { host: "r" },
@@ -94,18 +108,18 @@ describe("withStorage", () => {
 
   it("an unchanged sqlite backend keeps the distribution's own path", () => {
     const b = base("1.5.0");
-    const out = withStorage(b, { kv: { type: "sqlite" }, sql: { type: "sqlite" } }, "starter");
+    const out = storageOf(b, { kv: { type: "sqlite" }, sql: { type: "sqlite" } }, "starter");
     expect(doc(out.config)["storage"]).to.deep.equal(doc(b)["storage"]);
   });
 
   it("no spec.storage: the same config", () => {
     const b = base("0.7.3");
-    expect(withStorage(b, undefined, "starter").config).to.equal(b);
+    expect(storageOf(b, undefined, "starter").config).to.equal(b);
   });
 
   it("hostile: a base without storage gets a section with <kind>_default", () => {
     const empty = toStackConfig({}, dialect("0.7.3"));
-    const out = withStorage(empty, { sql: { type: "sqlite" } }, "x");
+    const out = storageOf(empty, { sql: { type: "sqlite" } }, "x");
     expect(doc(out.config)["storage"]).to.deep.equal({
       backends: {
         sql_default: {

@@ -1,5 +1,6 @@
 // The edge's caches: one byte budget, least recently used out, and whole sync
 // responses served again only when they cannot depend on the clock.
+import { specBindings } from "../../../src/config/bindings.js";
 import { expect } from "chai";
 import { once } from "node:events";
 import http from "node:http";
@@ -325,8 +326,10 @@ describe("byteCache", () => {
       { sizeOf: () => 1, cache },
     );
     const release = catalog.releases[0] ?? "";
+    const spec = { distribution: { name: "starter" } };
     const input = {
-      spec: { distribution: { name: "starter" } },
+      spec,
+      bindings: specBindings(spec),
       distribution: { name: "starter", release, image: "x" },
       catalog,
       userEnvNames: [],

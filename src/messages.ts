@@ -2,7 +2,7 @@
 // A message says what is wrong and the fix; the field path goes in front of
 // it (problems.ts formatProblem): `spec.x: what; fix`.
 
-import { isOgx } from "./config/runtime.js";
+import { isOgx, TRUST } from "./config/runtime.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
@@ -103,9 +103,9 @@ export const msg = {
   reservedEnv: (name: string) =>
     `${name} is set by llsd-hook and cannot be overridden (only HOME, SQLITE_STORE_DIR, FILES_STORAGE_DIR and HF_HOME can); rename or remove it`,
   reservedVolume: (name: string) =>
-    `volume name ${name} is used by llsd-hook (config, data, tls; ogx-tmp on OGX); choose another name`,
+    `volume name ${name} is used by llsd-hook (config, data, tls; ogx-tmp on OGX; trust with spec.trust); choose another name`,
   reservedMountPath: (path: string) =>
-    `${path} is where llsd-hook mounts the config, TLS or data volume (or, on OGX, /tmp); mount elsewhere`,
+    `${path} is where llsd-hook mounts the config, TLS or data volume (or, on OGX, /tmp; with spec.trust, the CA bundle); mount elsewhere`,
   reservedLabel: (key: string) =>
     `label ${key} is set by llsd-hook and selects the pods; remove it`,
   reservedAnnotation: (key: string) =>
@@ -229,6 +229,8 @@ export const msg = {
     `objects[${index}] (${name}) cannot be converted from ${from} to ${to}: ${problems}`,
   crossNamespaceConfigMap: (namespace: string, name: string, own: string) =>
     `the llamastack.io/v1alpha1 object ran the config of ConfigMap ${namespace}/${name} (spec.server.userConfig), and llsd-hook reads ConfigMaps only from the resource's own namespace${own === "" ? "" : ` (${own})`}; copy the ConfigMap there and set spec.overrideConfig.configMapName: ${name}`,
+  caBundleNotConverted: (key: string) =>
+    `the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation ${key} but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names none, several, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it`,
   plannedFieldNotApplied: (v1alpha1Field: string, planned: string, key: string) =>
     `the llamastack.io/v1alpha1 field ${v1alpha1Field} is kept in the annotation ${key} but not applied: llsd-hook has no field for it yet (${planned} is planned); meanwhile set the equivalent under spec.workload.overrides, or remove the annotation to drop it`,
 
@@ -240,4 +242,10 @@ export const msg = {
   monitoringEnv: (name: string) =>
     `${name} is set by llsd-hook for spec.monitoring and cannot be overridden; remove it`,
   reservedChildLabel: (key: string) => `label ${key} is set by llsd-hook on every child; remove it`,
+
+  // trust (src/config/trust.ts)
+  caBundleOwnTls: (id: string) =>
+    `sets provider ${id}'s TLS itself, so spec.trust.caBundle is not applied to it; to trust the bundle there too, set verify: \${env.${TRUST.env}} together with min_version: TLSv1.2 (a verify path alone replaces the system trust store), or remove network.tls`,
+  caBundleUnreachable: (providers: readonly string[]) =>
+    `${list(providers)} cannot take a CA bundle from their config (they have no network settings): they trust only the image's system store, which is enough for public services; a service of theirs behind your private CA needs plain HTTP inside the cluster, a certificate that store trusts, or an image whose system store has your CA`,
 } as const;

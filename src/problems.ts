@@ -37,6 +37,8 @@ export const Reason = {
   RetiredImage: "RetiredImage",
   NewerReleaseAvailable: "NewerReleaseAvailable",
   OverrideNeedsTls: "OverrideNeedsTls",
+  // spec.trust (warnings)
+  CaBundleNotApplied: "CaBundleNotApplied",
   // spec.monitoring
   MetricsEndpointUnavailable: "MetricsEndpointUnavailable",
   ServiceMonitorUnavailable: "ServiceMonitorUnavailable",

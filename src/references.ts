@@ -15,6 +15,8 @@ export interface Reference {
   keys: string[];
   /** Where in the spec. */
   path: string;
+  /** Where a missing key is reported, when the spec names the key in a field of its own. */
+  keyPath?: string;
 }
 
 /** Keys storage.<kind>.secretName must have. */
@@ -71,6 +73,16 @@ export function collectReferences(spec: Spec, bindings: SpecBindings): Reference
       name: expose.tlsSecretName,
       keys: SERVER_TLS_KEYS,
       path: "spec.networking.expose.tlsSecretName",
+    });
+  }
+  const caBundle = spec.trust?.caBundle;
+  if (caBundle !== undefined) {
+    refs.push({
+      kind: "ConfigMap",
+      name: caBundle.configMapName,
+      keys: [caBundle.key],
+      path: "spec.trust.caBundle.configMapName",
+      keyPath: "spec.trust.caBundle.key",
     });
   }
   refs.push(...overrideReferences(spec));

@@ -255,11 +255,12 @@ function missingObject(ref: Reference, namespace: string): Problem {
 }
 
 function missingKey(ref: Reference, key: string, namespace: string): Problem {
+  const path = ref.keyPath ?? ref.path;
   return ref.kind === "Secret"
-    ? problem(Reason.SecretKeyNotFound, ref.path, msg.secretKeyNotFound(ref.name, key, namespace))
+    ? problem(Reason.SecretKeyNotFound, path, msg.secretKeyNotFound(ref.name, key, namespace))
     : problem(
         Reason.ConfigMapKeyNotFound,
-        ref.path,
+        path,
         msg.configMapKeyNotFound(ref.name, key, namespace),
       );
 }

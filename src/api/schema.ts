@@ -5,6 +5,7 @@ import { z } from "zod";
 import { SPEC_API_KEYS } from "./llama-apis.js";
 import { rule, withRules } from "./rules.js";
 import { Monitoring } from "./monitoring.js";
+import { Trust } from "./trust.js";
 import { DEFAULT_PORT, Networking, Workload } from "./workload.js";
 import { Status } from "./status.js";
 
@@ -478,6 +479,7 @@ const SpecShape = z.strictObject({
   networking: Networking.optional(),
   workload: Workload.optional(),
   monitoring: Monitoring.optional(),
+  trust: Trust.optional(),
 });
 export type Spec = z.infer<typeof SpecShape>;
 

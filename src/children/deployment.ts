@@ -25,6 +25,8 @@ import {
   isOgx,
   OGX_TMP,
   serverEnv,
+  TRUST,
+  TRUST_FILE,
 } from "../config/runtime.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { compareStrings, defined } from "../lib/json.js";
@@ -46,6 +48,12 @@ import {
 const RUN_AS_USER = 1001;
 
 export const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
+
+/** spec.trust.caBundle: the ConfigMap key mounted as the server's extra CA bundle. */
+interface CaBundleMount {
+  configMapName: string;
+  key: string;
+}
 
 export interface DeploymentInput {
   llsd: string;
@@ -93,6 +101,8 @@ export interface DeploymentInput {
   /** The environment spec.monitoring sets (children/monitoring.ts). */
   monitoringEnv?: Record<string, string> | undefined;
   terminationGracePeriodSeconds?: number | undefined;
+  /** spec.trust.caBundle: mounted at TRUST_FILE, named by TRUST.env (generated or override config). */
+  caBundle?: CaBundleMount | undefined;
 }
 
 /**
@@ -104,6 +114,7 @@ function env(input: DeploymentInput): EnvVar[] {
     ...dataEnv(input.dataDir),
     ...serverEnv(input.release, input.port),
     ...input.monitoringEnv,
+    ...(input.caBundle === undefined ? {} : { [TRUST.env]: TRUST_FILE }),
   })
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([name, value]) => ({ name, value }));
@@ -143,7 +154,7 @@ const containerSecurityContext: SecurityContext = {
   runAsNonRoot: true,
 };
 
-/** The config, data, OGX /tmp and TLS volumes, with the container's mounts of them. */
+/** The config, data, OGX /tmp, TLS and CA bundle volumes, with the container's mounts of them. */
 function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: VolumeMount[] } {
   const volumes: Volume[] = [
     {
@@ -168,6 +179,15 @@ function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: Volume
   if (input.tls !== undefined) {
     volumes.push({ name: VOLUME_NAMES.tls, secret: { secretName: input.tls.secretName } });
     mounts.push({ name: VOLUME_NAMES.tls, mountPath: TLS_MOUNT_DIR, readOnly: true });
+  }
+  if (input.caBundle !== undefined) {
+    // One file by subPath: it stays what the pod started with (runtime.ts TRUST).
+    const { configMapName, key } = input.caBundle;
+    volumes.push({
+      name: TRUST.volume,
+      configMap: { name: configMapName, items: [{ key, path: TRUST.file }] },
+    });
+    mounts.push({ name: TRUST.volume, mountPath: TRUST_FILE, subPath: TRUST.file, readOnly: true });
   }
   return { volumes, mounts };
 }

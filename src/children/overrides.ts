@@ -9,6 +9,7 @@ import {
   isOgx,
   isReservedEnvName,
   OGX_TMP,
+  TRUST,
 } from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
@@ -28,6 +29,8 @@ export interface PodLayout {
   dataDir: string;
   /** The Llama Stack release, when known: OGX mounts one more volume. */
   release: string | undefined;
+  /** spec.trust is set: the CA bundle's volume and directory are taken. */
+  trust: boolean;
 }
 
 interface NameMessages {
@@ -73,6 +76,7 @@ function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem
   const reserved = new Set<string>([
     ...Object.values(VOLUME_NAMES),
     ...(ogx ? [OGX_TMP.volume] : []),
+    ...(layout.trust ? [TRUST.volume] : []),
   ]);
   return checkNames(
     (volumes ?? []).map((v) => v.name),
@@ -90,6 +94,7 @@ function checkMountPaths(mounts: Overrides["volumeMounts"], layout: PodLayout): 
     TLS_MOUNT_DIR,
     layout.dataDir,
     ...(ogx ? [OGX_TMP.mountPath] : []),
+    ...(layout.trust ? [TRUST.mountDir] : []),
   ]);
   return checkNames(
     (mounts ?? []).map((m) => m.mountPath),

@@ -93,6 +93,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     metricsPort: spec.monitoring?.metrics?.port,
     monitoringEnv: monitoringEnv(spec.monitoring, desired.distribution.release, owner),
     terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
+    caBundle: spec.trust?.caBundle,
   };
 }
 
@@ -233,6 +234,7 @@ export function planChildren(input: PlanInput): Plan {
     ...checkOverrides(spec.workload?.overrides, {
       dataDir: desired.dataDir,
       release: desired.distribution.release,
+      trust: spec.trust !== undefined,
     }),
     ...storage.problems,
     ...monitoring.problems,

@@ -22,6 +22,12 @@ export interface Dialect {
   providerTypes(api: string): Readonly<Record<string, ProviderTypeInfo>>;
   /** One provider type of an API. */
   providerType(api: string, type: string): ProviderTypeInfo | undefined;
+  /**
+   * Whether a provider type's config has `network` (its HTTP client's TLS,
+   * proxy and timeouts: providers/utils/inference/http_client.py), which is
+   * where a CA bundle can reach it.
+   */
+  hasNetworkSettings(api: string, type: string): boolean;
   /** The API that serves a dependency: the API itself, or a routing table's router (models → inference). */
   providingApi(dependency: string): string | undefined;
   /** The fields a storage backend type declares (kv_postgres: host, port, db, ...); undefined if unknown. */
@@ -56,6 +62,8 @@ function readDialect(release: ReleaseData): Dialect {
     providableApis: Object.freeze([...release.apis.providable]),
     providerTypes,
     providerType: (api, type) => own(providerTypes(api), type),
+    hasNetworkSettings: (api, type) =>
+      declares(own(providerTypes(api), type)?.configSchema, "network"),
     providingApi: (dependency) =>
       providable.has(dependency) ? dependency : routers.get(dependency),
     backendFields: (type) => backends.get(type),

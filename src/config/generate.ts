@@ -30,12 +30,13 @@ import {
   withProviders,
 } from "./providers.js";
 import { withResources } from "./resources.js";
-import { RUNTIME_ENV_NAMES } from "./runtime.js";
+import { RUNTIME_ENV_NAMES, TRUST } from "./runtime.js";
 import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
 import { withServer } from "./server-section.js";
 import { checkConfigSize } from "../children/budget.js";
 import { withStorage } from "./storage.js";
+import { withTrust } from "./trust.js";
 
 export interface GenerateInput {
   spec: Spec;
@@ -131,6 +132,7 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
     ...RUNTIME_ENV_NAMES,
     ...secrets.map((s) => s.name),
     ...input.userEnvNames,
+    ...(spec.trust === undefined ? [] : [TRUST.env]),
   ]);
 
   let config = storage.config;
@@ -140,7 +142,13 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
     problems.push(...resources.problems);
     config = resources.config;
   }
-  config = withServer(config, input.port, input.server);
+  const trusted = withTrust(config, {
+    trust: spec.trust,
+    declared: declared.declared,
+    containerEnv,
+  });
+  warnings.push(...trusted.warnings);
+  config = withServer(trusted.config, input.port, input.server);
   return { config, problems, warnings, secrets, containerEnv };
 }
 

@@ -76,3 +76,23 @@ export const TLS_FILES = {
   key: `${TLS_MOUNT_DIR}/${TLS_KEYS.key}`,
   ca: `${TLS_MOUNT_DIR}/${TLS_KEYS.ca}`,
 };
+
+/**
+ * spec.trust.caBundle inside the container. The ConfigMap's key is mounted as
+ * one file (a subPath mount: the file stays what the pod started with, and an
+ * edited bundle reaches the server by the rollout the inputs hash starts,
+ * never half-way through a running pod). The config does not name the file:
+ * each provider's network.tls.verify reads `${env.LLSD_TRUST_CA_BUNDLE}`, which
+ * the Deployment sets to it. Llama Stack checks at startup that the file
+ * exists (TLSConfig's validator), so the indirection lets a config be checked
+ * or booted outside a pod with the variable pointing at a stand-in file
+ * (test/llama-stack), and lets an overrideConfig refer to the same bundle.
+ */
+export const TRUST = {
+  volume: "trust",
+  mountDir: "/etc/llama-stack-trust",
+  file: "ca-bundle.crt",
+  env: "LLSD_TRUST_CA_BUNDLE",
+} as const;
+
+export const TRUST_FILE = `${TRUST.mountDir}/${TRUST.file}`;

@@ -62,6 +62,7 @@ export function mapUp(src: JsonObject): Mapped {
   for (const rule of FIELD_RULES) move(r, out, rule, "up");
   distributionUp(r, out);
   userConfigUp(r, out);
+  caBundleUp(r, out);
   exposeUp(r, out);
   allowedFromUp(r, out);
   autoscalingUp(r, out);
@@ -79,6 +80,7 @@ export function mapDown(src: JsonObject): Mapped {
   for (const rule of FIELD_RULES) move(r, out, rule, "down");
   distributionDown(r, out);
   userConfigDown(r, out);
+  caBundleDown(r, out);
   exposeDown(r, out);
   allowedFromDown(r, out);
   autoscalingDown(r, out);
@@ -104,6 +106,37 @@ function userConfigDown(r: Reader, out: JsonObject): void {
   if (read(r, "spec.overrideConfig", "object") === undefined) return;
   const name = readString(r, "spec.overrideConfig.configMapName");
   if (name !== undefined) setAt(out, ["spec", "server", "userConfig"], { configMapName: name });
+}
+
+// ---------------------------------------------------------------- tlsConfig.caBundle ↔ trust.caBundle
+
+/**
+ * spec.trust.caBundle takes one key of a ConfigMap in the resource's own
+ * namespace; a bundle spread over several keys, or one in another namespace,
+ * has no v1alpha2 meaning and stays in the annotation (notes.ts says so).
+ */
+function caBundleUp(r: Reader, out: JsonObject): void {
+  const at = "spec.server.tlsConfig.caBundle";
+  if (read(r, at, "object") === undefined) return;
+  const name = readString(r, `${at}.configMapName`);
+  const namespace = readString(r, `${at}.configMapNamespace`);
+  const keys = read(r, `${at}.configMapKeys`, "list");
+  if (name === undefined || name === "") return;
+  if (namespace !== undefined && namespace !== "" && namespace !== namespaceOf(r.root)) return;
+  const key = Array.isArray(keys) && keys.length === 1 ? keys[0] : undefined;
+  if (typeof key !== "string" || key === "") return;
+  setAt(out, pathOf("spec.trust.caBundle"), { configMapName: name, key });
+}
+
+function caBundleDown(r: Reader, out: JsonObject): void {
+  if (read(r, "spec.trust.caBundle", "object") === undefined) return;
+  const name = readString(r, "spec.trust.caBundle.configMapName");
+  const key = readString(r, "spec.trust.caBundle.key");
+  if (name === undefined) return;
+  setAt(out, pathOf("spec.server.tlsConfig.caBundle"), {
+    configMapName: name,
+    ...(key === undefined ? {} : { configMapKeys: [key] }),
+  });
 }
 
 // ---------------------------------------------------------------- network ↔ networking

@@ -1,7 +1,8 @@
 // What the status of a converted object should say about the v1alpha1 fields
 // its annotation keeps without applying them: a ConfigMap in another namespace
-// (no safe v1alpha2 meaning: an error, so that nothing changes), and fields
-// whose v1alpha2 home is only planned (warnings). Pure: the hook's status
+// (no safe v1alpha2 meaning: an error, so that nothing changes), a CA bundle
+// spec.trust.caBundle cannot take, and fields whose v1alpha2 home is only
+// planned (warnings). Pure: the hook's status
 // computation calls it with the parent object.
 import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
@@ -53,6 +54,13 @@ export function conversionNotes(obj: JsonObject): ConversionNotes {
         detail: msg.crossNamespaceConfigMap(namespace, name, namespaceOf(obj) ?? ""),
       });
   }
+  const caBundle = getAt(kept, pathOf("spec.server.tlsConfig.caBundle"));
+  if (isObject(caBundle) && !(isObject(spec) && own(spec, "trust") !== undefined))
+    notes.warnings.push({
+      reason: ConversionReason.FieldNotApplied,
+      path: at,
+      detail: msg.caBundleNotConverted(V1ALPHA1_FIELDS_ANNOTATION),
+    });
   for (const rule of FIELD_RULES) {
     if (rule.v1alpha2 !== null || rule.planned === undefined) continue;
     if (getAt(kept, pathOf(rule.v1alpha1)) === undefined) continue;

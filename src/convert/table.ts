@@ -181,9 +181,10 @@ export const FIELD_RULES: readonly FieldRule[] = [
   },
   {
     v1alpha1: "spec.server.tlsConfig.caBundle",
-    v1alpha2: null,
+    v1alpha2: "spec.trust.caBundle",
     kind: "object",
-    planned: "spec.trust.caBundle",
+    custom:
+      "exactly one of configMapKeys, in the object's own namespace: { configMapName, key }; otherwise kept",
   },
   {
     v1alpha1: "spec.network.exposeRoute",

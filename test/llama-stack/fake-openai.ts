@@ -1,7 +1,10 @@
 // A tiny OpenAI-compatible upstream on 127.0.0.1 for booting a real Llama
 // Stack against: GET /v1/models (a configurable list), minimal POST
 // /v1/chat/completions and /v1/completions answers, and a log of every request.
+// With `tls` it serves HTTPS with that certificate and records the handshakes
+// clients gave up (an unknown CA shows there).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 interface RecordedRequest {
@@ -19,6 +22,8 @@ export interface FakeOpenAI {
   port: number;
   /** Every request received so far, oldest first. */
   requests: RecordedRequest[];
+  /** With tls: the error of every TLS handshake that failed, oldest first. */
+  tlsErrors: string[];
   setModels(models: readonly string[]): void;
   close(): Promise<void>;
 }
@@ -27,6 +32,8 @@ export interface FakeOpenAIOptions {
   models?: readonly string[];
   /** The assistant's answer in completions (default "Hello from the fake upstream."). */
   reply?: string;
+  /** Serve HTTPS with this PEM certificate (chain) and key. */
+  tls?: { cert: string; key: string };
 }
 
 const created = 1_700_000_000;
@@ -36,7 +43,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const reply = options.reply ?? "Hello from the fake upstream.";
   const requests: RecordedRequest[] = [];
 
-  const server = createServer((req, res) => {
+  const tlsErrors: string[] = [];
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     void readBody(req).then((text) => {
       const body = parseBody(text);
       requests.push({
@@ -47,16 +55,20 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       });
       route(req, res, body, models, reply);
     });
-  });
+  };
+  const server =
+    options.tls === undefined ? createServer(handle) : createHttpsServer(options.tls, handle);
+  server.on("tlsClientError", (err: Error) => tlsErrors.push(err.message));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}/v1`,
     port,
     requests,
+    tlsErrors,
     setModels(next) {
       models = [...next];
     },

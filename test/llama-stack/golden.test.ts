@@ -3,9 +3,15 @@
 // generated Deployment gives the container (Secret-backed variables get test
 // values). The only findings allowed are quirks the distribution's own base
 // config already has (configs/quirks.yaml, same code and path).
+// One stand-in: LLSD_TRUST_CA_BUNDLE (spec.trust.caBundle) names the bundle's
+// file in the pod, and TLSConfig's validator refuses a path that does not
+// exist, so here it names a file in a temp dir (validation only checks that
+// the file exists; test/llama-stack/trust.test.ts loads real bundles).
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TRUST } from "../../src/config/runtime.js";
 import { configOf, containerEnv, loadCases, runCase } from "../golden/harness.js";
 import { isKnownQuirk } from "./quirks.js";
 import { runValidator, type ValidationItem } from "./validator.js";
@@ -17,7 +23,12 @@ interface Generated {
   item: ValidationItem;
 }
 
-function generatedConfigs(): Generated[] {
+/** The container's env, with the CA bundle's path in the pod replaced by `bundle`. */
+function withBundleStandIn(env: Record<string, string>, bundle: string): Record<string, string> {
+  return env[TRUST.env] === undefined ? env : { ...env, [TRUST.env]: bundle };
+}
+
+function generatedConfigs(bundle: string): Generated[] {
   const out: Generated[] = [];
   for (const c of loadCases()) {
     const outcome = runCase(c.file, "v2");
@@ -33,7 +44,11 @@ function generatedConfigs(): Generated[] {
       name: c.name,
       release: resolved.release,
       distribution: resolved.name,
-      item: { name: c.name, configYaml, env: containerEnv(outcome.response) },
+      item: {
+        name: c.name,
+        configYaml,
+        env: withBundleStandIn(containerEnv(outcome.response), bundle),
+      },
     });
   }
   return out;
@@ -41,7 +56,11 @@ function generatedConfigs(): Generated[] {
 
 describe("every generated config in the golden corpus, through the real llama-stack package", function () {
   this.timeout(300_000);
-  const corpus = generatedConfigs();
+  const standInDir = mkdtempSync(join(tmpdir(), "llsd-golden-trust-"));
+  const bundle = join(standInDir, TRUST.file);
+  writeFileSync(bundle, "stand-in for the mounted CA bundle\n");
+  after(() => rmSync(standInDir, { recursive: true, force: true }));
+  const corpus = generatedConfigs(bundle);
   const releases = [...new Set(corpus.map((g) => g.release))].sort();
 
   it("the corpus generates configs for every supported release", () => {

@@ -7,9 +7,10 @@ import { msg } from "../../../src/messages.js";
 import { formatProblem } from "../../../src/problems.js";
 
 const AT = "spec.workload.overrides";
-const LLAMA: PodLayout = { dataDir: "/.llama", release: "0.7.3" };
-const OGX: PodLayout = { dataDir: "/.llama", release: "1.5.0" };
-const CUSTOM_IMAGE: PodLayout = { dataDir: "/data", release: undefined };
+const LLAMA: PodLayout = { dataDir: "/.llama", release: "0.7.3", trust: false };
+const OGX: PodLayout = { dataDir: "/.llama", release: "1.5.0", trust: false };
+const CUSTOM_IMAGE: PodLayout = { dataDir: "/data", release: undefined, trust: false };
+const TRUSTING: PodLayout = { ...LLAMA, trust: true };
 const env = (...names: string[]) => names.map((name) => ({ name, value: "x" }));
 const volumes = (...names: string[]) => names.map((name) => ({ name, emptyDir: {} }));
 const mounts = (...paths: string[]) => paths.map((mountPath, i) => ({ name: `v${i}`, mountPath }));
@@ -84,6 +85,13 @@ describe("checkOverrides", () => {
       [`${AT}.volumes[0].name: ${msg.reservedVolume("ogx-tmp")}`],
     ],
     ["a custom image is not OGX", { volumes: volumes("ogx-tmp") }, CUSTOM_IMAGE, []],
+    ["trust is free without spec.trust", { volumes: volumes("trust") }, LLAMA, []],
+    [
+      "trust is ours with spec.trust",
+      { volumes: volumes("trust") },
+      TRUSTING,
+      [`${AT}.volumes[0].name: ${msg.reservedVolume("trust")}`],
+    ],
     [
       "a volume name twice",
       { volumes: volumes("a", "a") },
@@ -117,6 +125,18 @@ describe("checkOverrides", () => {
       [],
     ],
     ["/tmp is free before OGX", { volumeMounts: mounts("/tmp") }, LLAMA, []],
+    [
+      "the CA bundle's directory is free without spec.trust",
+      { volumeMounts: mounts("/etc/llama-stack-trust") },
+      LLAMA,
+      [],
+    ],
+    [
+      "the CA bundle's directory is ours with spec.trust",
+      { volumeMounts: mounts("/etc/llama-stack-trust/") },
+      TRUSTING,
+      [`${AT}.volumeMounts[0].mountPath: ${msg.reservedMountPath("/etc/llama-stack-trust/")}`],
+    ],
     [
       "/tmp is ours on OGX",
       { volumeMounts: mounts("/tmp/") },

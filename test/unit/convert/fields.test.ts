@@ -311,9 +311,50 @@ const CASES: Case[] = [
   },
   {
     field: "spec.server.tlsConfig.caBundle",
-    title: "caBundle: home planned",
+    title: "caBundle with one key becomes trust.caBundle",
     input: v1({
       tlsConfig: { caBundle: { configMapName: "custom-ca", configMapKeys: ["ca.crt"] } },
+    }),
+    spec: { ...DIST, trust: { caBundle: { configMapName: "custom-ca", key: "ca.crt" } } },
+  },
+  {
+    field: "spec.server.tlsConfig.caBundle",
+    title: "caBundle in the object's own namespace",
+    input: v1({
+      tlsConfig: {
+        caBundle: {
+          configMapName: "custom-ca",
+          configMapNamespace: "team-a",
+          configMapKeys: ["a"],
+        },
+      },
+    }),
+    spec: { ...DIST, trust: { caBundle: { configMapName: "custom-ca", key: "a" } } },
+    kept: ["spec.server.tlsConfig.caBundle.configMapNamespace"],
+  },
+  {
+    field: "spec.server.tlsConfig.caBundle",
+    title: "caBundle over several keys: kept, and the status says so",
+    input: v1({
+      tlsConfig: { caBundle: { configMapName: "custom-ca", configMapKeys: ["a.crt", "b.crt"] } },
+    }),
+    spec: DIST,
+    kept: ["spec.server.tlsConfig"],
+  },
+  {
+    field: "spec.server.tlsConfig.caBundle",
+    title: "caBundle without keys: kept (v1alpha1's default key is not known)",
+    input: v1({ tlsConfig: { caBundle: { configMapName: "custom-ca" } } }),
+    spec: DIST,
+    kept: ["spec.server.tlsConfig"],
+  },
+  {
+    field: "spec.server.tlsConfig.caBundle",
+    title: "caBundle in another namespace: kept",
+    input: v1({
+      tlsConfig: {
+        caBundle: { configMapName: "custom-ca", configMapNamespace: "other", configMapKeys: ["a"] },
+      },
     }),
     spec: DIST,
     kept: ["spec.server.tlsConfig"],

@@ -190,7 +190,7 @@ describe("conversionNotes (what the status says about kept fields)", () => {
     expect(conversionNotes(fixed).errors).to.deep.equal([]);
   });
 
-  it("a kept field whose home is only planned is a warning; one with a home moved", () => {
+  it("a kept CA bundle that trust.caBundle cannot take is a warning; a kept field with a home moved", () => {
     const notes = conversionNotes(
       converted({
         podOverrides: { terminationGracePeriodSeconds: 60 },
@@ -199,7 +199,7 @@ describe("conversionNotes (what the status says about kept fields)", () => {
     );
     expect(notes.errors).to.deep.equal([]);
     expect(notes.warnings.map((w) => w.detail)).to.deep.equal([
-      "the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation llamastack.io/v1alpha1-fields but not applied: llsd-hook has no field for it yet (spec.trust.caBundle is planned); meanwhile set the equivalent under spec.workload.overrides, or remove the annotation to drop it",
+      "the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation llamastack.io/v1alpha1-fields but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names none, several, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it",
     ]);
   });
 

@@ -240,4 +240,12 @@ export const msg = {
   monitoringEnv: (name: string) =>
     `${name} is set by llsd-hook for spec.monitoring and cannot be overridden; remove it`,
   reservedChildLabel: (key: string) => `label ${key} is set by llsd-hook on every child; remove it`,
+
+  // auth (src/config/auth.ts, src/children/overrides.ts)
+  authProviderUnavailable: (type: string, release: string, types: readonly string[]) =>
+    `${product(release)} has no ${type} authentication provider (it has ${types.length === 0 ? "none" : list(types)}); use the other kind of spec.auth, or another release`,
+  reservedAuthVolume: (name: string) =>
+    `volume name ${name} is used by llsd-hook for spec.auth's CA certificate; choose another name`,
+  reservedAuthMountPath: (path: string) =>
+    `${path} is where llsd-hook mounts spec.auth's CA certificate; mount elsewhere`,
 } as const;

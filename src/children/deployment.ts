@@ -18,6 +18,8 @@ import type {
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
 import {
+  AUTH_CA_FILE,
+  AUTH_CA_MOUNT_DIR,
   CONFIG_FILE,
   CONFIG_MOUNT_DIR,
   TLS_MOUNT_DIR,
@@ -46,6 +48,8 @@ import {
 const RUN_AS_USER = 1001;
 
 export const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
+/** spec.auth's CA, mounted only with spec.auth. */
+export const AUTH_CA_VOLUME = "auth-ca";
 
 export interface DeploymentInput {
   llsd: string;
@@ -69,6 +73,8 @@ export interface DeploymentInput {
   /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
   recreate: boolean;
   tls: { secretName: string; requireClientCertificate: boolean } | undefined;
+  /** spec.auth's CA: this ConfigMap key becomes the file the config's tls_cafile names. */
+  authCa?: { configMapName: string; key: string } | undefined;
   serviceAccountName: string;
   /** Generated ServiceAccount: no API token is mounted. */
   generatedServiceAccount: boolean;
@@ -140,7 +146,7 @@ const containerSecurityContext: SecurityContext = {
   runAsNonRoot: true,
 };
 
-/** The config, data, OGX /tmp and TLS volumes, with the container's mounts of them. */
+/** The config, data, OGX /tmp, TLS and auth CA volumes, with the container's mounts of them. */
 function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: VolumeMount[] } {
   const volumes: Volume[] = [
     {
@@ -165,6 +171,14 @@ function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: Volume
   if (input.tls !== undefined) {
     volumes.push({ name: VOLUME_NAMES.tls, secret: { secretName: input.tls.secretName } });
     mounts.push({ name: VOLUME_NAMES.tls, mountPath: TLS_MOUNT_DIR, readOnly: true });
+  }
+  if (input.authCa !== undefined) {
+    const path = AUTH_CA_FILE.slice(AUTH_CA_MOUNT_DIR.length + 1);
+    volumes.push({
+      name: AUTH_CA_VOLUME,
+      configMap: { name: input.authCa.configMapName, items: [{ key: input.authCa.key, path }] },
+    });
+    mounts.push({ name: AUTH_CA_VOLUME, mountPath: AUTH_CA_MOUNT_DIR, readOnly: true });
   }
   return { volumes, mounts };
 }

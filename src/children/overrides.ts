@@ -4,6 +4,7 @@
 // names or mount paths repeat (README "Workload").
 import type { Overrides } from "../api/workload.js";
 import {
+  AUTH_CA_MOUNT_DIR,
   CONFIG_MOUNT_DIR,
   TLS_MOUNT_DIR,
   isOgx,
@@ -12,7 +13,7 @@ import {
 } from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import { VOLUME_NAMES } from "./deployment.js";
+import { AUTH_CA_VOLUME, VOLUME_NAMES } from "./deployment.js";
 import {
   CONFIG_HASH_ANNOTATION,
   CONTROLLER_UID_LABEL,
@@ -28,6 +29,8 @@ export interface PodLayout {
   dataDir: string;
   /** The Llama Stack release, when known: OGX mounts one more volume. */
   release: string | undefined;
+  /** spec.auth mounts its CA (one more volume). */
+  authCa?: boolean | undefined;
 }
 
 interface NameMessages {
@@ -73,12 +76,17 @@ function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem
   const reserved = new Set<string>([
     ...Object.values(VOLUME_NAMES),
     ...(ogx ? [OGX_TMP.volume] : []),
+    ...(layout.authCa === true ? [AUTH_CA_VOLUME] : []),
   ]);
   return checkNames(
     (volumes ?? []).map((v) => v.name),
     (i) => `${AT}.volumes[${i}].name`,
     (name) => reserved.has(name),
-    { reserved: msg.reservedVolume, duplicate: msg.duplicateVolume },
+    {
+      reserved: (name) =>
+        name === AUTH_CA_VOLUME ? msg.reservedAuthVolume(name) : msg.reservedVolume(name),
+      duplicate: msg.duplicateVolume,
+    },
   );
 }
 
@@ -90,12 +98,19 @@ function checkMountPaths(mounts: Overrides["volumeMounts"], layout: PodLayout): 
     TLS_MOUNT_DIR,
     layout.dataDir,
     ...(ogx ? [OGX_TMP.mountPath] : []),
+    ...(layout.authCa === true ? [AUTH_CA_MOUNT_DIR] : []),
   ]);
   return checkNames(
     (mounts ?? []).map((m) => m.mountPath),
     (i) => `${AT}.volumeMounts[${i}].mountPath`,
     (path) => reserved.has(path),
-    { reserved: msg.reservedMountPath, duplicate: msg.duplicateMountPath },
+    {
+      reserved: (path) =>
+        path.replace(/\/+$/, "") === AUTH_CA_MOUNT_DIR
+          ? msg.reservedAuthMountPath(path)
+          : msg.reservedMountPath(path),
+      duplicate: msg.duplicateMountPath,
+    },
     (path) => path.replace(/\/+$/, ""),
   );
 }

@@ -5,6 +5,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../api/hook.js";
 import type { Spec } from "../api/schema.js";
 import type { Networking } from "../api/workload.js";
+import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
@@ -74,6 +75,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     pvcName: storage === undefined ? undefined : childNames.pvc(llsd),
     recreate: storage !== undefined && storage.accessMode !== "ReadWriteMany",
     tls: desired.tls,
+    authCa: authCaInput(spec),
     serviceAccountName: overrides?.serviceAccountName ?? childNames.serviceAccount(llsd),
     generatedServiceAccount: overrides?.serviceAccountName === undefined,
     resources: workload?.resources,
@@ -93,6 +95,11 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     monitoringEnv: monitoringEnv(spec.monitoring, desired.distribution.release, owner),
     terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
   };
+}
+
+function authCaInput(spec: Spec): DeploymentInput["authCa"] {
+  const ca = authCaOf(spec.auth);
+  return ca === undefined ? undefined : { configMapName: ca.name, key: ca.key };
 }
 
 function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
@@ -232,6 +239,7 @@ export function planChildren(input: PlanInput): Plan {
     ...checkOverrides(spec.workload?.overrides, {
       dataDir: desired.dataDir,
       release: desired.distribution.release,
+      authCa: authCaOf(spec.auth) !== undefined,
     }),
     ...storage.problems,
     ...monitoring.problems,

@@ -2,7 +2,9 @@
 // The rules' messages (exactly one kind, verifyTLS, overrideConfig) are pinned
 // by test/data/rules.yaml; here the field-level checks.
 import { expect } from "chai";
-import { LlamaStackDistributionSpec } from "../../../src/api/schema.js";
+import { parse } from "yaml";
+import { LlamaStackDistribution, LlamaStackDistributionSpec } from "../../../src/api/schema.js";
+import { codeBlocks, readmeSection } from "../../install/tools.js";
 
 const problems = (auth: unknown): string[] => {
   const result = LlamaStackDistributionSpec.safeParse({ distribution: { name: "starter" }, auth });
@@ -101,4 +103,25 @@ describe("spec.auth", () => {
           found.join("\n"),
         ).to.equal(true);
     });
+});
+
+describe("the README's API authentication examples", () => {
+  const blocks = codeBlocks(readmeSection("### API authentication"), "yaml");
+
+  it("the resource with kubernetes auth is valid", () => {
+    const parsed = LlamaStackDistribution.safeParse(parse(blocks[0] ?? ""));
+    if (!parsed.success) expect.fail(parsed.error.message);
+    expect(parsed.data.spec.auth).to.deep.equal({ kubernetes: {} });
+  });
+
+  it("the oauth2 snippet is a valid spec.auth", () => {
+    const snippet = parse(blocks[1] ?? "") as { auth?: unknown };
+    expect(problems(snippet.auth)).to.deep.equal([]);
+    expect(Object.keys((snippet.auth as { oauth2: object }).oauth2).sort()).to.deep.equal([
+      "audience",
+      "caConfigMap",
+      "issuer",
+      "jwksURI",
+    ]);
+  });
 });

@@ -248,4 +248,13 @@ export const msg = {
     `sets provider ${id}'s TLS itself, so spec.trust.caBundle is not applied to it; to trust the bundle there too, set verify: \${env.${TRUST.env}} together with min_version: TLSv1.2 (a verify path alone replaces the system trust store), or remove network.tls`,
   caBundleUnreachable: (providers: readonly string[]) =>
     `${list(providers)} cannot take a CA bundle from their config (they have no network settings): they trust only the image's system store, which is enough for public services; a service of theirs behind your private CA needs plain HTTP inside the cluster, a certificate that store trusts, or an image whose system store has your CA`,
+  // auth (src/config/auth.ts, src/children/overrides.ts)
+  authProviderUnavailable: (type: string, release: string, types: readonly string[]) =>
+    `${product(release)} has no ${type} authentication provider (it has ${types.length === 0 ? "none" : list(types)}); use the other kind of spec.auth, or another release`,
+  kubeRootCaNotFound: (name: string, namespace: string) =>
+    `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caConfigMap`,
+  reservedAuthVolume: (name: string) =>
+    `volume name ${name} is used by llsd-hook for spec.auth's CA certificate; choose another name`,
+  reservedAuthMountPath: (path: string) =>
+    `${path} is where llsd-hook mounts spec.auth's CA certificate; mount elsewhere`,
 } as const;

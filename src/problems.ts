@@ -25,6 +25,7 @@ export const Reason = {
   EnvVarCollision: "EnvVarCollision",
   EnvVarUnset: "EnvVarUnset",
   ChildTooLarge: "ChildTooLarge",
+  UnsupportedAuthProvider: "UnsupportedAuthProvider",
   // Objects the spec refers to
   SecretNotFound: "SecretNotFound",
   SecretKeyNotFound: "SecretKeyNotFound",

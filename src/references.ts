@@ -5,6 +5,7 @@ import type { Spec } from "./api/schema.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
 import { isObject, own } from "./lib/json.js";
 import { CONFIG_FILE, TLS_KEYS } from "./config/runtime.js";
+import { authCaOf } from "./config/auth.js";
 import { SECRET_NAME_KEYS, type SpecBindings } from "./config/bindings.js";
 import type { SecretBinding } from "./config/secrets.js";
 
@@ -85,6 +86,7 @@ export function collectReferences(spec: Spec, bindings: SpecBindings): Reference
       keyPath: "spec.trust.caBundle.key",
     });
   }
+  refs.push(...authReferences(spec));
   refs.push(...overrideReferences(spec));
   if (spec.overrideConfig !== undefined) {
     refs.push({
@@ -95,6 +97,21 @@ export function collectReferences(spec: Spec, bindings: SpecBindings): Reference
     });
   }
   return refs;
+}
+
+/**
+ * spec.auth's CA: the ConfigMap named, or kube-root-ca.crt for kubernetes.
+ * kube-root-ca.crt is in every namespace where kube-controller-manager runs its
+ * root-ca-cert-publisher; checking it still turns a cluster without it into a
+ * status message instead of pods that never start.
+ */
+function authReferences(spec: Spec): Reference[] {
+  const ca = authCaOf(spec.auth);
+  if (ca === undefined) return [];
+  const kind = spec.auth?.kubernetes !== undefined ? "kubernetes" : "oauth2";
+  const named = spec.auth?.[kind]?.caConfigMap !== undefined;
+  const path = `spec.auth.${kind}${named ? ".caConfigMap.name" : ""}`;
+  return [{ kind: "ConfigMap", name: ca.name, keys: [ca.key], path }];
 }
 
 /** Secrets and ConfigMaps the pod itself uses through workload.overrides (optional ones excepted). */
@@ -172,6 +189,8 @@ export function scanReferences(rawSpec: unknown): Reference[] {
         out.push({ kind: "Secret", name: v, keys: [], path: at });
       else if (k === "configMapName" && typeof v === "string")
         out.push({ kind: "ConfigMap", name: v, keys: [], path: at });
+      else if (k === "caConfigMap" && typeof name === "string")
+        out.push({ kind: "ConfigMap", name, keys: [], path: at });
       else stack.push({ value: v, path: at, depth: depth + 1 });
     }
   }

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { SPEC_API_KEYS } from "./llama-apis.js";
 import { rule, withRules } from "./rules.js";
+import { Auth } from "./auth.js";
 import { Monitoring } from "./monitoring.js";
 import { Trust } from "./trust.js";
 import { DEFAULT_PORT, Networking, Workload } from "./workload.js";
@@ -419,6 +420,14 @@ const specRules = [
       "spec.overrideConfig: cannot be combined with providers, resources, storage, disabled or disabledProviders; the ConfigMap is used as is, so move those settings into it or drop overrideConfig",
     check: (s) => s.overrideConfig === undefined || CONFIG_FIELDS.every((f) => s[f] === undefined),
   }),
+  rule<Spec>({
+    id: "override-config-no-auth",
+    cel: "!has(self.overrideConfig) || !has(self.auth)",
+    message:
+      "spec.auth: cannot be combined with spec.overrideConfig, whose config.yaml is used as is; write server.auth into that config.yaml (mounting the CA through workload.overrides), or drop overrideConfig",
+    fieldPath: ".auth",
+    check: (s) => s.overrideConfig === undefined || s.auth === undefined,
+  }),
   ...SPEC_API_KEYS.map(configuredAndDisabledRule),
   rule<Spec>({
     id: "replicas-need-shared-storage",
@@ -480,6 +489,7 @@ const SpecShape = z.strictObject({
   workload: Workload.optional(),
   monitoring: Monitoring.optional(),
   trust: Trust.optional(),
+  auth: Auth.optional(),
 });
 export type Spec = z.infer<typeof SpecShape>;
 

@@ -18,6 +18,8 @@ import type {
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
 import {
+  AUTH_CA_FILE,
+  AUTH_CA_MOUNT_DIR,
   CONFIG_FILE,
   CONFIG_MOUNT_DIR,
   TLS_MOUNT_DIR,
@@ -48,6 +50,8 @@ import {
 const RUN_AS_USER = 1001;
 
 export const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
+/** spec.auth's CA, mounted only with spec.auth. */
+export const AUTH_CA_VOLUME = "auth-ca";
 
 /** spec.trust.caBundle: the ConfigMap key mounted as the server's extra CA bundle. */
 interface CaBundleMount {
@@ -77,6 +81,8 @@ export interface DeploymentInput {
   /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
   recreate: boolean;
   tls: { secretName: string; requireClientCertificate: boolean } | undefined;
+  /** spec.auth's CA: this ConfigMap key becomes the file the config's tls_cafile names. */
+  authCa?: { configMapName: string; key: string } | undefined;
   serviceAccountName: string;
   /** Generated ServiceAccount: no API token is mounted. */
   generatedServiceAccount: boolean;
@@ -154,7 +160,7 @@ const containerSecurityContext: SecurityContext = {
   runAsNonRoot: true,
 };
 
-/** The config, data, OGX /tmp, TLS and CA bundle volumes, with the container's mounts of them. */
+/** The config, data, OGX /tmp, TLS, CA bundle and auth CA volumes, with the container's mounts of them. */
 function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: VolumeMount[] } {
   const volumes: Volume[] = [
     {
@@ -188,6 +194,14 @@ function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: Volume
       configMap: { name: configMapName, items: [{ key, path: TRUST.file }] },
     });
     mounts.push({ name: TRUST.volume, mountPath: TRUST_FILE, subPath: TRUST.file, readOnly: true });
+  }
+  if (input.authCa !== undefined) {
+    const path = AUTH_CA_FILE.slice(AUTH_CA_MOUNT_DIR.length + 1);
+    volumes.push({
+      name: AUTH_CA_VOLUME,
+      configMap: { name: input.authCa.configMapName, items: [{ key: input.authCa.key, path }] },
+    });
+    mounts.push({ name: AUTH_CA_VOLUME, mountPath: AUTH_CA_MOUNT_DIR, readOnly: true });
   }
   return { volumes, mounts };
 }

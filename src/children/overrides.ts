@@ -4,6 +4,7 @@
 // names or mount paths repeat (README "Workload").
 import type { Overrides } from "../api/workload.js";
 import {
+  AUTH_CA_MOUNT_DIR,
   CONFIG_MOUNT_DIR,
   TLS_MOUNT_DIR,
   isOgx,
@@ -13,7 +14,7 @@ import {
 } from "../config/runtime.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
-import { VOLUME_NAMES } from "./deployment.js";
+import { AUTH_CA_VOLUME, VOLUME_NAMES } from "./deployment.js";
 import {
   CONFIG_HASH_ANNOTATION,
   CONTROLLER_UID_LABEL,
@@ -31,6 +32,8 @@ export interface PodLayout {
   release: string | undefined;
   /** spec.trust is set: the CA bundle's volume and directory are taken. */
   trust: boolean;
+  /** spec.auth mounts its CA (one more volume). */
+  authCa?: boolean | undefined;
 }
 
 interface NameMessages {
@@ -77,12 +80,17 @@ function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem
     ...Object.values(VOLUME_NAMES),
     ...(ogx ? [OGX_TMP.volume] : []),
     ...(layout.trust ? [TRUST.volume] : []),
+    ...(layout.authCa === true ? [AUTH_CA_VOLUME] : []),
   ]);
   return checkNames(
     (volumes ?? []).map((v) => v.name),
     (i) => `${AT}.volumes[${i}].name`,
     (name) => reserved.has(name),
-    { reserved: msg.reservedVolume, duplicate: msg.duplicateVolume },
+    {
+      reserved: (name) =>
+        name === AUTH_CA_VOLUME ? msg.reservedAuthVolume(name) : msg.reservedVolume(name),
+      duplicate: msg.duplicateVolume,
+    },
   );
 }
 
@@ -95,12 +103,19 @@ function checkMountPaths(mounts: Overrides["volumeMounts"], layout: PodLayout): 
     layout.dataDir,
     ...(ogx ? [OGX_TMP.mountPath] : []),
     ...(layout.trust ? [TRUST.mountDir] : []),
+    ...(layout.authCa === true ? [AUTH_CA_MOUNT_DIR] : []),
   ]);
   return checkNames(
     (mounts ?? []).map((m) => m.mountPath),
     (i) => `${AT}.volumeMounts[${i}].mountPath`,
     (path) => reserved.has(path),
-    { reserved: msg.reservedMountPath, duplicate: msg.duplicateMountPath },
+    {
+      reserved: (path) =>
+        path.replace(/\/+$/, "") === AUTH_CA_MOUNT_DIR
+          ? msg.reservedAuthMountPath(path)
+          : msg.reservedMountPath(path),
+      duplicate: msg.duplicateMountPath,
+    },
     (path) => path.replace(/\/+$/, ""),
   );
 }

@@ -5,6 +5,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../api/hook.js";
 import type { Spec } from "../api/schema.js";
 import type { Networking } from "../api/workload.js";
+import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
@@ -74,6 +75,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     pvcName: storage === undefined ? undefined : childNames.pvc(llsd),
     recreate: storage !== undefined && storage.accessMode !== "ReadWriteMany",
     tls: desired.tls,
+    authCa: authCaInput(spec),
     serviceAccountName: overrides?.serviceAccountName ?? childNames.serviceAccount(llsd),
     generatedServiceAccount: overrides?.serviceAccountName === undefined,
     resources: workload?.resources,
@@ -95,6 +97,11 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
     caBundle: spec.trust?.caBundle,
   };
+}
+
+function authCaInput(spec: Spec): DeploymentInput["authCa"] {
+  const ca = authCaOf(spec.auth);
+  return ca === undefined ? undefined : { configMapName: ca.name, key: ca.key };
 }
 
 function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
@@ -235,6 +242,7 @@ export function planChildren(input: PlanInput): Plan {
       dataDir: desired.dataDir,
       release: desired.distribution.release,
       trust: spec.trust !== undefined,
+      authCa: authCaOf(spec.auth) !== undefined,
     }),
     ...storage.problems,
     ...monitoring.problems,

@@ -14,6 +14,8 @@ export interface Dialect {
   readonly ogx: boolean;
   /** The server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */
   readonly strictTls: boolean;
+  /** The server.auth provider types the release has (kubernetes, oauth2_token, ...), sorted. */
+  readonly authProviderTypes: readonly string[];
   /** registered_resources.tool_groups registers tool groups (deprecated in 0.7, gone later). */
   readonly registersToolGroups: boolean;
   /** The APIs that take providers, in the release's order. */
@@ -58,6 +60,9 @@ function readDialect(release: ReleaseData): Dialect {
     release: release.release,
     ogx: isOgx(release.release),
     strictTls: declares(release.serverConfigSchema, "insecure"),
+    authProviderTypes: Object.freeze(
+      authProviderTypes({ ...defs, ...schemaDefs(release.serverConfigSchema ?? {}) }),
+    ),
     registersToolGroups: registersToolGroups(defs),
     providableApis: Object.freeze([...release.apis.providable]),
     providerTypes,
@@ -101,6 +106,20 @@ function backendFieldsByType(defs: Record<string, JsonSchema>): Map<string, stri
       if (typeof value === "string" && !out.has(value)) out.set(value, Object.keys(props));
   }
   return out;
+}
+
+/**
+ * The `type` const of every auth provider config class (…AuthConfig,
+ * …AuthProviderConfig): the server schema's on OGX, the stack schema's before.
+ */
+function authProviderTypes(defs: Record<string, JsonSchema>): string[] {
+  const types = new Set<string>();
+  for (const [name, def] of Object.entries(defs)) {
+    if (!/Auth(Provider)?Config$/.test(name)) continue;
+    const type = propertiesOf(def)["type"];
+    if (isObject(type) && typeof type["const"] === "string") types.add(type["const"]);
+  }
+  return [...types].sort();
 }
 
 function registersToolGroups(defs: Record<string, JsonSchema>): boolean {

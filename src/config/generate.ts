@@ -6,6 +6,7 @@
 // stage below returns a new StackConfig, in the order README "How the config
 // is generated" lists them, and the result is written as canonical YAML.
 import { apiOfSpecKey } from "../api/llama-apis.js";
+import { checkAuth } from "./auth.js";
 import type { Spec } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem, type Result } from "../problems.js";
@@ -104,7 +105,10 @@ interface Built {
 /** The config the spec asks for, with the problems, warnings and secrets found on the way. */
 function buildConfig(input: GenerateInput, base: StackConfig): Built {
   const { spec, distribution } = input;
-  const problems: Problem[] = [...conflictingProviders(spec)];
+  const problems: Problem[] = [
+    ...conflictingProviders(spec),
+    ...checkAuth(spec.auth, base.dialect),
+  ];
   const warnings: Problem[] = [];
   const declared = declareProviders(input.bindings.providers, base.dialect);
   problems.push(...declared.problems);

@@ -5,6 +5,9 @@ export const CONFIG_MOUNT_DIR = "/etc/llama-stack";
 export const CONFIG_FILE = "config.yaml";
 const CONFIG_PATH = `${CONFIG_MOUNT_DIR}/${CONFIG_FILE}`;
 export const TLS_MOUNT_DIR = "/etc/llama-stack/tls";
+/** spec.auth's CA (the API server's or the JWKS server's), one file. */
+export const AUTH_CA_MOUNT_DIR = "/etc/llama-stack/auth-ca";
+export const AUTH_CA_FILE = `${AUTH_CA_MOUNT_DIR}/ca.crt`;
 const DATA_DIR = "/.llama";
 
 /** Data paths, inside the data volume. spec.workload.overrides.env may change them. */

@@ -1,5 +1,6 @@
-// The config's server section (README "Networking" and "Workload"): the port,
-// the TLS files, the workers and, where the release needs it, `insecure`.
+// The config's server section (README "Networking", "Workload" and "API
+// authentication"): the port, the TLS files, the workers, auth and, where the
+// release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
 import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
@@ -10,6 +11,7 @@ import { dialectOf } from "./dialect.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
 import type { StackConfig } from "./model.js";
 import { CONFIG_FILE, TLS_FILES } from "./runtime.js";
+import { authSection } from "./auth.js";
 
 /** Releases whose server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */
 export function hasStrictTls(release: ReleaseData | undefined): boolean {
@@ -51,6 +53,7 @@ export function serverSection(spec: Spec): JsonObject {
     if (tls.requireClientCertificate === true) server["tls_cafile"] = TLS_FILES.ca;
   }
   if (spec.workload?.workers !== undefined) server["workers"] = spec.workload.workers;
+  if (spec.auth !== undefined) server["auth"] = authSection(spec.auth);
   return server;
 }
 

@@ -239,6 +239,7 @@ export const V1ALPHA2_ONLY: readonly string[] = [
   "spec.storage",
   "spec.disabled",
   "spec.monitoring",
+  "spec.auth",
   "spec.networking.tls",
   "spec.networking.expose.hostname",
   "spec.networking.expose.ingressClassName",

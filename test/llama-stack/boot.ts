@@ -26,6 +26,11 @@ export interface BootOptions {
   timeoutMs?: number;
   /** Print the server's log tail to stderr when the boot fails (default true). */
   printLogOnFailure?: boolean;
+  /**
+   * Sent as `Authorization: Bearer` with GET /v1/models, for a config with
+   * server.auth. Never with /v1/health: that is what the probes call.
+   */
+  bearerToken?: string;
 }
 
 export interface BootedStack {
@@ -275,7 +280,7 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
     const baseUrl = `http://127.0.0.1:${port}`;
     const health = await waitForHealth(proc, cli, `${baseUrl}/v1/health`, timeoutMs, logs);
     const startMs = performance.now() - startedAt;
-    const models = await getJson(`${baseUrl}/v1/models`);
+    const models = await getJson(`${baseUrl}/v1/models`, options.bearerToken);
     return {
       baseUrl,
       port,
@@ -394,8 +399,10 @@ function startupError(log: string): string | undefined {
   return undefined;
 }
 
-async function getJson(url: string): Promise<unknown> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+async function getJson(url: string, bearerToken?: string): Promise<unknown> {
+  const headers: Record<string, string> =
+    bearerToken === undefined ? {} : { authorization: `Bearer ${bearerToken}` };
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(30_000) });
   const text = await res.text();
   if (!res.ok) throw new Error(`GET ${url}: HTTP ${res.status}: ${text.slice(0, 500)}`);
   return JSON.parse(text) as unknown;

@@ -125,6 +125,22 @@ describe("checkOverrides", () => {
       [],
     ],
     ["/tmp is free before OGX", { volumeMounts: mounts("/tmp") }, LLAMA, []],
+    // spec.auth's CA volume, only when spec.auth mounts one
+    [
+      "auth-ca and its path are free without spec.auth",
+      { volumes: volumes("auth-ca"), volumeMounts: mounts("/etc/llama-stack/auth-ca") },
+      OGX,
+      [],
+    ],
+    [
+      "auth-ca and its path (trailing slash too) are ours with spec.auth",
+      { volumes: volumes("auth-ca"), volumeMounts: mounts("/etc/llama-stack/auth-ca//") },
+      { ...LLAMA, authCa: true },
+      [
+        `${AT}.volumes[0].name: ${msg.reservedAuthVolume("auth-ca")}`,
+        `${AT}.volumeMounts[0].mountPath: ${msg.reservedAuthMountPath("/etc/llama-stack/auth-ca//")}`,
+      ],
+    ],
     [
       "the CA bundle's directory is free without spec.trust",
       { volumeMounts: mounts("/etc/llama-stack-trust") },

@@ -386,6 +386,16 @@ export const v1alpha2Object = fc
         { otlp: { endpoint: "http://otel-collector.observability.svc:4318" } },
         { metrics: { port: 9464 } },
       ),
+      auth: fc.constantFrom(
+        { kubernetes: {} },
+        {
+          oauth2: {
+            issuer: "https://login.example.com",
+            audience: "llama",
+            jwksURI: "https://login.example.com/keys",
+          },
+        },
+      ),
       status: statusV2,
     },
     { requiredKeys: ["metadata", "distribution", "config"] },
@@ -396,6 +406,8 @@ export const v1alpha2Object = fc
     if (r.networking !== undefined) spec["networking"] = r.networking;
     if (r.workload !== undefined) spec["workload"] = structuredClone(r.workload);
     if (r.monitoring !== undefined) spec["monitoring"] = r.monitoring;
+    // spec.auth cannot go with overrideConfig (rule override-config-no-auth).
+    if (r.auth !== undefined && !override) spec["auth"] = r.auth;
     return {
       apiVersion: "llamastack.io/v1alpha2",
       kind: "LlamaStackDistribution",

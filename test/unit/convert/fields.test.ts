@@ -544,6 +544,7 @@ const RICH_V1ALPHA2: JsonObject = {
     storage: { kv: { type: "redis", host: "redis", port: 6379 } },
     disabled: ["eval"],
     monitoring: { otlp: { endpoint: "http://otel-collector.observability.svc:4318" } },
+    auth: { kubernetes: {} },
     networking: {
       port: 8321,
       tls: { enabled: true, secretName: "llama-tls" },

@@ -252,7 +252,7 @@ export const msg = {
   authProviderUnavailable: (type: string, release: string, types: readonly string[]) =>
     `${product(release)} has no ${type} authentication provider (it has ${types.length === 0 ? "none" : list(types)}); use the other kind of spec.auth, or another release`,
   kubeRootCaNotFound: (name: string, namespace: string) =>
-    `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caConfigMap`,
+    `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caBundle`,
   reservedAuthVolume: (name: string) =>
     `volume name ${name} is used by llsd-hook for spec.auth's CA certificate; choose another name`,
   reservedAuthMountPath: (path: string) =>

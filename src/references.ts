@@ -109,9 +109,9 @@ function authReferences(spec: Spec): Reference[] {
   const ca = authCaOf(spec.auth);
   if (ca === undefined) return [];
   const kind = spec.auth?.kubernetes !== undefined ? "kubernetes" : "oauth2";
-  const named = spec.auth?.[kind]?.caConfigMap !== undefined;
-  const path = `spec.auth.${kind}${named ? ".caConfigMap.name" : ""}`;
-  return [{ kind: "ConfigMap", name: ca.name, keys: [ca.key], path }];
+  const named = spec.auth?.[kind]?.caBundle !== undefined;
+  const path = `spec.auth.${kind}${named ? ".caBundle.configMapName" : ""}`;
+  return [{ kind: "ConfigMap", name: ca.configMapName, keys: [ca.key], path }];
 }
 
 /** Secrets and ConfigMaps the pod itself uses through workload.overrides (optional ones excepted). */
@@ -189,8 +189,6 @@ export function scanReferences(rawSpec: unknown): Reference[] {
         out.push({ kind: "Secret", name: v, keys: [], path: at });
       else if (k === "configMapName" && typeof v === "string")
         out.push({ kind: "ConfigMap", name: v, keys: [], path: at });
-      else if (k === "caConfigMap" && typeof name === "string")
-        out.push({ kind: "ConfigMap", name, keys: [], path: at });
       else stack.push({ value: v, path: at, depth: depth + 1 });
     }
   }

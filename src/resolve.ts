@@ -254,7 +254,7 @@ function missingObject(ref: Reference, namespace: string): Problem {
     return problem(Reason.SecretNotFound, ref.path, msg.secretNotFound(ref.name, namespace));
   // spec.auth.kubernetes's default CA: nobody named it, so "fix the name" would not help.
   const detail =
-    ref.path === "spec.auth.kubernetes" && ref.name === KUBE_ROOT_CA.name
+    ref.path === "spec.auth.kubernetes" && ref.name === KUBE_ROOT_CA.configMapName
       ? msg.kubeRootCaNotFound(ref.name, namespace)
       : msg.configMapNotFound(ref.name, namespace);
   return problem(Reason.ConfigMapNotFound, ref.path, detail);

@@ -6,7 +6,7 @@
 // default audience (llama-stack vs ogx), which is why audience is required.
 //  - kubernetes (KubernetesAuthProviderConfig): the caller's bearer token is
 //    sent to the API server in a SelfSubjectReview (the pod needs no token of
-//    its own); the CA is the namespace's kube-root-ca.crt unless caConfigMap.
+//    its own); the CA is the namespace's kube-root-ca.crt unless caBundle.
 //  - oauth2 (OAuth2TokenAuthConfig, type oauth2_token, with jwks): JWTs of an
 //    OIDC issuer, checked against its JWKS for issuer, audience and expiry.
 // TLS toward the API server or issuer is always verified: verifyTLS takes only
@@ -14,17 +14,16 @@
 // copied from the upstream docs would be pruned by the API server without a
 // word, and the user would learn only from failing logins.
 import { z } from "zod";
+import { caBundle } from "./ca-bundle.js";
 import { rule, withRules } from "./rules.js";
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
 /** An https URL: no other scheme, no whitespace, no fragment. */
 const HTTPS_URL = /^https:\/\/[^\s/?#]+([/?][^\s#]*)?$/;
 const MAX_URL = 2048;
 
 export const DEFAULT_API_SERVER_URL = "https://kubernetes.default.svc";
 /** The ConfigMap the kube-root-ca.crt publisher keeps in every namespace. */
-export const KUBE_ROOT_CA = { name: "kube-root-ca.crt", key: "ca.crt" } as const;
+export const KUBE_ROOT_CA = { configMapName: "kube-root-ca.crt", key: "ca.crt" } as const;
 
 const httpsUrl = (example: string) =>
   z
@@ -33,39 +32,22 @@ const httpsUrl = (example: string) =>
     .max(MAX_URL)
     .regex(HTTPS_URL, `must be an https URL such as ${example}; plain http is refused`);
 
-const CaConfigMap = z
-  .strictObject({
-    name: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(DNS1123_SUBDOMAIN, "must be a valid ConfigMap name (lower-case DNS subdomain)")
-      .describe("A ConfigMap in the LlamaStackDistribution's namespace."),
-    key: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(CONFIGMAP_KEY, "must be a valid ConfigMap key ([-._a-zA-Z0-9]+)")
-      .default("ca.crt")
-      .describe("Key holding the PEM CA certificate(s); default ca.crt."),
-  })
-  .describe(
-    "CA certificate(s) to verify the server's certificate with, from a ConfigMap key; mounted read-only in the pod.",
-  );
-export type CaConfigMap = z.infer<typeof CaConfigMap>;
+const CaBundle = caBundle(KUBE_ROOT_CA.key).describe(
+  "CA certificate(s) to verify the server's certificate with, from a ConfigMap key; mounted read-only in the pod.",
+);
 
 const verifyTLS = z
   .boolean()
   .optional()
   .describe(
-    "Only true is accepted: llsd-hook always verifies the certificate, since every caller's token is sent there. Name the CA in caConfigMap instead.",
+    "Only true is accepted: llsd-hook always verifies the certificate, since every caller's token is sent there. Name the CA in caBundle instead.",
   );
 
 function verifyTlsRule(at: string, ca: string) {
   return rule<{ verifyTLS?: boolean | undefined }>({
     id: `auth-${at}-verify-tls`,
     cel: "!has(self.verifyTLS) || self.verifyTLS",
-    message: `spec.auth.${at}.verifyTLS: false is refused, because callers' tokens would go to a server whose certificate is not checked; remove verifyTLS and name the CA that signed ${ca}'s certificate in caConfigMap`,
+    message: `spec.auth.${at}.verifyTLS: false is refused, because callers' tokens would go to a server whose certificate is not checked; remove verifyTLS and name the CA that signed ${ca}'s certificate in caBundle`,
     fieldPath: ".verifyTLS",
     check: (p) => p.verifyTLS !== false,
   });
@@ -79,8 +61,8 @@ const KubernetesAuth = withRules(
         .describe(
           `The Kubernetes API server that reviews each token (SelfSubjectReview); default ${DEFAULT_API_SERVER_URL}, this cluster's.`,
         ),
-      caConfigMap: CaConfigMap.optional().describe(
-        `CA of the API server; default the namespace's ConfigMap ${KUBE_ROOT_CA.name} (key ${KUBE_ROOT_CA.key}), which every namespace has.`,
+      caBundle: CaBundle.optional().describe(
+        `CA of the API server; default the namespace's ConfigMap ${KUBE_ROOT_CA.configMapName} (key ${KUBE_ROOT_CA.key}), which every namespace has.`,
       ),
       verifyTLS,
     })
@@ -108,7 +90,7 @@ const OAuth2Auth = withRules(
       ).describe(
         "Where the issuer publishes its signing keys (JWKS, the jwks_uri of its discovery document).",
       ),
-      caConfigMap: CaConfigMap.optional().describe(
+      caBundle: CaBundle.optional().describe(
         "CA of the JWKS server, when the image's trust store does not know it.",
       ),
       verifyTLS,

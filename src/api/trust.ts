@@ -5,33 +5,14 @@
 // src/config/trust.ts puts it in the providers' network.tls; the Deployment
 // mounts it (src/children/deployment.ts).
 import { z } from "zod";
+import { caBundle } from "./ca-bundle.js";
 
 /** The key read from the ConfigMap when caBundle.key is not given. */
 const DEFAULT_CA_BUNDLE_KEY = "ca-bundle.crt";
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-const CaBundle = z
-  .strictObject({
-    configMapName: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(DNS1123_SUBDOMAIN, "must be a valid ConfigMap name (lower-case DNS subdomain)")
-      .describe(
-        "A ConfigMap in the LlamaStackDistribution's namespace that holds the bundle (kubectl create configmap <name> --from-file=ca-bundle.crt=<file>).",
-      ),
-    key: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(/^[-._a-zA-Z0-9]+$/, "must be a valid ConfigMap key ([-._a-zA-Z0-9]+)")
-      .default(DEFAULT_CA_BUNDLE_KEY)
-      .describe(`The key holding the bundle; default ${DEFAULT_CA_BUNDLE_KEY}.`),
-  })
-  .describe(
-    "One or more PEM certificates (concatenated in one key) of the CAs to trust besides the system's. Every generated provider with network settings (the remote inference providers) gets them; editing the ConfigMap rolls the pods.",
-  );
+const CaBundle = caBundle(DEFAULT_CA_BUNDLE_KEY).describe(
+  "One or more PEM certificates (concatenated in one key) of the CAs to trust besides the system's. Every generated provider with network settings (the remote inference providers) gets them; editing the ConfigMap rolls the pods.",
+);
 
 export const Trust = z
   .strictObject({

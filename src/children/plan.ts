@@ -101,7 +101,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
 
 function authCaInput(spec: Spec): DeploymentInput["authCa"] {
   const ca = authCaOf(spec.auth);
-  return ca === undefined ? undefined : { configMapName: ca.name, key: ca.key };
+  return ca === undefined ? undefined : { configMapName: ca.configMapName, key: ca.key };
 }
 
 function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {

@@ -10,7 +10,8 @@
 // verify for kubernetes, the JWKS client's SSL context for oauth2_token), so
 // the config validates and the server starts wherever the file is missing; the
 // real-process test (test/llama-stack/auth.test.ts) points it at a stand-in.
-import { DEFAULT_API_SERVER_URL, KUBE_ROOT_CA, type Auth, type CaConfigMap } from "../api/auth.js";
+import { DEFAULT_API_SERVER_URL, KUBE_ROOT_CA, type Auth } from "../api/auth.js";
+import type { CaBundle } from "../api/ca-bundle.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem } from "../problems.js";
 import type { JsonObject } from "../lib/json.js";
@@ -21,9 +22,9 @@ import { AUTH_CA_FILE } from "./runtime.js";
 const PROVIDER_TYPE = { kubernetes: "kubernetes", oauth2: "oauth2_token" } as const;
 
 /** The ConfigMap key the Deployment mounts as the auth CA, if any. */
-export function authCaOf(auth: Auth | undefined): Required<CaConfigMap> | undefined {
-  if (auth?.kubernetes !== undefined) return auth.kubernetes.caConfigMap ?? KUBE_ROOT_CA;
-  return auth?.oauth2?.caConfigMap;
+export function authCaOf(auth: Auth | undefined): CaBundle | undefined {
+  if (auth?.kubernetes !== undefined) return auth.kubernetes.caBundle ?? KUBE_ROOT_CA;
+  return auth?.oauth2?.caBundle;
 }
 
 /** server.auth for spec.auth. */

@@ -310,7 +310,7 @@ describe("spec.auth on real servers, with the suite's kube-apiserver", function 
           issuer: IN_CLUSTER,
           audience: AUDIENCE,
           jwksURI: `${IN_CLUSTER}/openid/v1/jwks`,
-          caConfigMap: { name: "kube-root-ca.crt" },
+          caBundle: { configMapName: "kube-root-ca.crt" },
         },
       });
       expect(providerConfigOf(generated.configYaml)).to.deep.equal({

@@ -21,19 +21,24 @@ const oauth2 = (fields: Record<string, unknown>) => ({
 });
 
 describe("spec.auth", () => {
-  it("defaults a caConfigMap's key to ca.crt", () => {
+  it("defaults a caBundle's key to ca.crt", () => {
     const spec = LlamaStackDistributionSpec.parse({
       distribution: { name: "starter" },
-      auth: { kubernetes: { caConfigMap: { name: "hub-ca" } } },
+      auth: { kubernetes: { caBundle: { configMapName: "hub-ca" } } },
     });
-    expect(spec.auth?.kubernetes?.caConfigMap).to.deep.equal({ name: "hub-ca", key: "ca.crt" });
+    expect(spec.auth?.kubernetes?.caBundle).to.deep.equal({
+      configMapName: "hub-ca",
+      key: "ca.crt",
+    });
   });
 
   const rows: [why: string, auth: unknown, problem: string | undefined][] = [
     ["kubernetes with every default", { kubernetes: {} }, undefined],
     [
       "another API server with a port and its CA",
-      { kubernetes: { apiServerURL: "https://api.hub:6443", caConfigMap: { name: "hub-ca" } } },
+      {
+        kubernetes: { apiServerURL: "https://api.hub:6443", caBundle: { configMapName: "hub-ca" } },
+      },
       undefined,
     ],
     [
@@ -71,13 +76,13 @@ describe("spec.auth", () => {
     ],
     [
       "a ConfigMap name in capitals",
-      oauth2({ caConfigMap: { name: "Identity-CA" } }),
-      "auth.oauth2.caConfigMap.name: must be a valid ConfigMap name",
+      oauth2({ caBundle: { configMapName: "Identity-CA" } }),
+      "auth.oauth2.caBundle.configMapName: must be a valid ConfigMap name",
     ],
     [
       "a ConfigMap key with a slash",
-      oauth2({ caConfigMap: { name: "ca", key: "a/b" } }),
-      "auth.oauth2.caConfigMap.key: must be a valid ConfigMap key",
+      oauth2({ caBundle: { configMapName: "ca", key: "a/b" } }),
+      "auth.oauth2.caBundle.key: must be a valid ConfigMap key",
     ],
     [
       "a field of the upstream config instead of ours",
@@ -119,7 +124,7 @@ describe("the README's API authentication examples", () => {
     expect(problems(snippet.auth)).to.deep.equal([]);
     expect(Object.keys((snippet.auth as { oauth2: object }).oauth2).sort()).to.deep.equal([
       "audience",
-      "caConfigMap",
+      "caBundle",
       "issuer",
       "jwksURI",
     ]);

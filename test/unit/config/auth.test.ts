@@ -35,7 +35,7 @@ describe("authSection", () => {
     ],
     [
       "kubernetes: another API server",
-      { kubernetes: { apiServerURL: "https://api.hub:6443", caConfigMap: { name: "hub" } } },
+      { kubernetes: { apiServerURL: "https://api.hub:6443", caBundle: { configMapName: "hub" } } },
       {
         provider_config: {
           type: "kubernetes",
@@ -60,7 +60,7 @@ describe("authSection", () => {
     ],
     [
       "oauth2 with a CA",
-      { oauth2: { ...OAUTH2, caConfigMap: { name: "ca", key: "root.pem" } } },
+      { oauth2: { ...OAUTH2, caBundle: { configMapName: "ca", key: "root.pem" } } },
       {
         provider_config: {
           type: "oauth2_token",
@@ -83,18 +83,18 @@ describe("authCaOf", () => {
     [
       "kubernetes: kube-root-ca.crt",
       { kubernetes: {} },
-      { name: "kube-root-ca.crt", key: "ca.crt" },
+      { configMapName: "kube-root-ca.crt", key: "ca.crt" },
     ],
     [
       "kubernetes: the ConfigMap named",
-      { kubernetes: { caConfigMap: { name: "hub", key: "x.pem" } } },
-      { name: "hub", key: "x.pem" },
+      { kubernetes: { caBundle: { configMapName: "hub", key: "x.pem" } } },
+      { configMapName: "hub", key: "x.pem" },
     ],
     ["oauth2 without a CA", { oauth2: OAUTH2 }, undefined],
     [
       "oauth2 with a CA, default key",
-      { oauth2: { ...OAUTH2, caConfigMap: { name: "ca" } } },
-      { name: "ca", key: "ca.crt" },
+      { oauth2: { ...OAUTH2, caBundle: { configMapName: "ca" } } },
+      { configMapName: "ca", key: "ca.crt" },
     ],
   ];
   for (const [why, auth, ca] of rows)

@@ -1,0 +1,31 @@
+// A CA bundle from a key of a ConfigMap in the resource's namespace: the one
+// shape spec.trust.caBundle and spec.auth.<kind>.caBundle share, so both read
+// the same way (configMapName, like spec.overrideConfig; key with a default).
+import { z } from "zod";
+
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
+
+export interface CaBundle {
+  configMapName: string;
+  key: string;
+}
+
+/** The schema of a CA bundle whose key defaults to `defaultKey`. */
+export function caBundle(defaultKey: string) {
+  return z.strictObject({
+    configMapName: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(DNS1123_SUBDOMAIN, "must be a valid ConfigMap name (lower-case DNS subdomain)")
+      .describe("A ConfigMap in the LlamaStackDistribution's namespace."),
+    key: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(CONFIGMAP_KEY, "must be a valid ConfigMap key ([-._a-zA-Z0-9]+)")
+      .default(defaultKey)
+      .describe(`The key holding the PEM certificate(s); default ${defaultKey}.`),
+  });
+}

@@ -9,7 +9,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# The hook server only: the CLI's render snapshot (npm run build's second step) is not needed here.
+RUN npx tsc -p tsconfig.build.json
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production

@@ -552,13 +552,18 @@ async function benchHttp(): Promise<void> {
 
 // ---------------------------------------------------------------- 5. whole process
 
-function wallMs(args: string[]): number {
+/** Wall time of one run of `command args` (default: this Node.js). */
+function wallMs(args: string[], command = process.execPath): number {
   const start = process.hrtime.bigint();
-  const out = spawnSync(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  const out = spawnSync(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
   if (out.status !== 0 && out.status !== 1)
-    throw new Error(`node ${args.join(" ")}: exit ${out.status}: ${String(out.stderr)}`);
+    throw new Error(`${command} ${args.join(" ")}: exit ${out.status}: ${String(out.stderr)}`);
   return elapsed;
+}
+
+function processRow(label: string, samples: number[], go: string): string[] {
+  return [label, p50(samples), ms(Math.min(...samples)), ms(Math.max(...samples)), go];
 }
 
 function benchProcess(runs = 10): void {
@@ -566,7 +571,15 @@ function benchProcess(runs = 10): void {
   try {
     const rows: string[][] = [];
     const startup = Array.from({ length: runs }, () => wallMs(["-e", "0"]));
-    rows.push(["node -e 0 (Node.js itself)", p50(startup), ms(Math.min(...startup)), "", ""]);
+    rows.push(processRow("node -e 0 (Node.js itself)", startup, ""));
+    const bare = { ...process.env };
+    delete bare["NODE_EXTRA_CA_CERTS"];
+    const bareStart = Array.from({ length: runs }, () => {
+      const start = process.hrtime.bigint();
+      spawnSync(process.execPath, ["-e", "0"], { env: bare });
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    });
+    rows.push(processRow("node -e 0 without NODE_EXTRA_CA_CERTS", bareStart, ""));
     const files: [string, string, string][] = [
       ["examples/minimal.yaml", "examples/minimal.yaml", ""],
       ...goShapes.map((s, i): [string, string, string] => {
@@ -576,25 +589,25 @@ function benchProcess(runs = 10): void {
       }),
     ];
     for (const [name, file, go] of files) {
-      const samples = Array.from({ length: runs }, () =>
+      const launcher = Array.from({ length: runs }, () =>
+        wallMs(["render", file], "bin/llsd-hook"),
+      );
+      rows.push(processRow(`bin/llsd-hook render ${name} (snapshot)`, launcher, go));
+      const plain = Array.from({ length: runs }, () =>
         wallMs(["dist/cli/main.js", "render", file]),
       );
-      rows.push([
-        `render ${name}`,
-        p50(samples),
-        ms(Math.min(...samples)),
-        ms(Math.max(...samples)),
-        go,
-      ]);
+      rows.push(processRow(`node dist/cli/main.js render ${name}`, plain, go));
     }
     table(
-      `5. Whole process: node dist/cli/main.js render <file>, ${runs} runs each, wall ms`,
+      `5. Whole process: render <file> from the startup snapshot (bin/llsd-hook) and without it, ${runs} runs each, wall ms`,
       ["command", "p50", "min", "max", "Go peer (reference)"],
       rows,
       [
         "Go peer: 25–45 ms as a whole process, beside our render's 0.47–0.72 s in the same",
         "comparison (161–232 ms of it loading all 14 base configs). Node.js reads",
-        `NODE_EXTRA_CA_CERTS at every start: ${process.env["NODE_EXTRA_CA_CERTS"] === undefined ? "unset here" : "set here, which adds to every row"}.`,
+        `NODE_EXTRA_CA_CERTS at every start: ${process.env["NODE_EXTRA_CA_CERTS"] === undefined ? "unset here" : "set here, which adds to every row but the snapshot's"}`,
+        "(bin/llsd-hook drops it for render, which opens no connection). Run npm run build first:",
+        "the snapshot is dist/cli/render-<node version>-<arch>.blob.",
       ],
     );
   } finally {

@@ -103,9 +103,9 @@ export const msg = {
   reservedEnv: (name: string) =>
     `${name} is set by llsd-hook and cannot be overridden (only HOME, SQLITE_STORE_DIR, FILES_STORAGE_DIR and HF_HOME can); rename or remove it`,
   reservedVolume: (name: string) =>
-    `volume name ${name} is used by llsd-hook (config, data, tls; ogx-tmp on OGX; trust with spec.trust); choose another name`,
+    `volume name ${name} is used by llsd-hook (config, data, tls; ogx-tmp on OGX; trust with spec.trust; auth-ca with spec.auth); choose another name`,
   reservedMountPath: (path: string) =>
-    `${path} is where llsd-hook mounts the config, TLS or data volume (or, on OGX, /tmp; with spec.trust, the CA bundle); mount elsewhere`,
+    `${path} is where llsd-hook mounts the config, TLS or data volume (or, on OGX, /tmp; with spec.trust, the CA bundle; with spec.auth, its CA); mount elsewhere`,
   reservedLabel: (key: string) =>
     `label ${key} is set by llsd-hook and selects the pods; remove it`,
   reservedAnnotation: (key: string) =>
@@ -253,8 +253,4 @@ export const msg = {
     `${product(release)} has no ${type} authentication provider (it has ${types.length === 0 ? "none" : list(types)}); use the other kind of spec.auth, or another release`,
   kubeRootCaNotFound: (name: string, namespace: string) =>
     `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caBundle`,
-  reservedAuthVolume: (name: string) =>
-    `volume name ${name} is used by llsd-hook for spec.auth's CA certificate; choose another name`,
-  reservedAuthMountPath: (path: string) =>
-    `${path} is where llsd-hook mounts spec.auth's CA certificate; mount elsewhere`,
 } as const;

@@ -32,8 +32,8 @@ export interface PodLayout {
   release: string | undefined;
   /** spec.trust is set: the CA bundle's volume and directory are taken. */
   trust: boolean;
-  /** spec.auth mounts its CA (one more volume). */
-  authCa?: boolean | undefined;
+  /** spec.auth mounts its CA: that volume and directory are taken. */
+  authCa: boolean;
 }
 
 interface NameMessages {
@@ -80,17 +80,13 @@ function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem
     ...Object.values(VOLUME_NAMES),
     ...(ogx ? [OGX_TMP.volume] : []),
     ...(layout.trust ? [TRUST.volume] : []),
-    ...(layout.authCa === true ? [AUTH_CA_VOLUME] : []),
+    ...(layout.authCa ? [AUTH_CA_VOLUME] : []),
   ]);
   return checkNames(
     (volumes ?? []).map((v) => v.name),
     (i) => `${AT}.volumes[${i}].name`,
     (name) => reserved.has(name),
-    {
-      reserved: (name) =>
-        name === AUTH_CA_VOLUME ? msg.reservedAuthVolume(name) : msg.reservedVolume(name),
-      duplicate: msg.duplicateVolume,
-    },
+    { reserved: msg.reservedVolume, duplicate: msg.duplicateVolume },
   );
 }
 
@@ -103,19 +99,13 @@ function checkMountPaths(mounts: Overrides["volumeMounts"], layout: PodLayout): 
     layout.dataDir,
     ...(ogx ? [OGX_TMP.mountPath] : []),
     ...(layout.trust ? [TRUST.mountDir] : []),
-    ...(layout.authCa === true ? [AUTH_CA_MOUNT_DIR] : []),
+    ...(layout.authCa ? [AUTH_CA_MOUNT_DIR] : []),
   ]);
   return checkNames(
     (mounts ?? []).map((m) => m.mountPath),
     (i) => `${AT}.volumeMounts[${i}].mountPath`,
     (path) => reserved.has(path),
-    {
-      reserved: (path) =>
-        path.replace(/\/+$/, "") === AUTH_CA_MOUNT_DIR
-          ? msg.reservedAuthMountPath(path)
-          : msg.reservedMountPath(path),
-      duplicate: msg.duplicateMountPath,
-    },
+    { reserved: msg.reservedMountPath, duplicate: msg.duplicateMountPath },
     (path) => path.replace(/\/+$/, ""),
   );
 }

@@ -7,9 +7,14 @@ import { msg } from "../../../src/messages.js";
 import { formatProblem } from "../../../src/problems.js";
 
 const AT = "spec.workload.overrides";
-const LLAMA: PodLayout = { dataDir: "/.llama", release: "0.7.3", trust: false };
-const OGX: PodLayout = { dataDir: "/.llama", release: "1.5.0", trust: false };
-const CUSTOM_IMAGE: PodLayout = { dataDir: "/data", release: undefined, trust: false };
+const LLAMA: PodLayout = { dataDir: "/.llama", release: "0.7.3", trust: false, authCa: false };
+const OGX: PodLayout = { dataDir: "/.llama", release: "1.5.0", trust: false, authCa: false };
+const CUSTOM_IMAGE: PodLayout = {
+  dataDir: "/data",
+  release: undefined,
+  trust: false,
+  authCa: false,
+};
 const TRUSTING: PodLayout = { ...LLAMA, trust: true };
 const env = (...names: string[]) => names.map((name) => ({ name, value: "x" }));
 const volumes = (...names: string[]) => names.map((name) => ({ name, emptyDir: {} }));
@@ -137,8 +142,8 @@ describe("checkOverrides", () => {
       { volumes: volumes("auth-ca"), volumeMounts: mounts("/etc/llama-stack/auth-ca//") },
       { ...LLAMA, authCa: true },
       [
-        `${AT}.volumes[0].name: ${msg.reservedAuthVolume("auth-ca")}`,
-        `${AT}.volumeMounts[0].mountPath: ${msg.reservedAuthMountPath("/etc/llama-stack/auth-ca//")}`,
+        `${AT}.volumes[0].name: ${msg.reservedVolume("auth-ca")}`,
+        `${AT}.volumeMounts[0].mountPath: ${msg.reservedMountPath("/etc/llama-stack/auth-ca//")}`,
       ],
     ],
     [

@@ -5,7 +5,8 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject, ObjectMap, SyncRequest } from "./api/hook.js";
 import { Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
-import { compareStrings } from "./lib/json.js";
+import { conversionNotes, type ConversionNotes } from "./convert/notes.js";
+import { compareStrings, isObject } from "./lib/json.js";
 
 export interface Related {
   secrets: ReadonlyMap<string, KubeObject>;
@@ -32,6 +33,8 @@ export interface Observed {
   status: Status;
   /** Our Deployment, when it exists. */
   deployment: ObservedDeployment | undefined;
+  /** What a parent converted from v1alpha1 keeps without applying (its llamastack.io/v1alpha1-fields). */
+  conversion: ConversionNotes;
 }
 
 /** Every object of an object map (hook v1 or v2 keys alike), in a fixed order. */
@@ -70,5 +73,9 @@ export function observe(request: SyncRequest): Observed {
     related: relatedOf(request.related, metadata.namespace),
     status: status.success ? status.data : {},
     deployment,
+    conversion: conversionNotes({
+      metadata: { namespace: metadata.namespace, annotations: { ...metadata.annotations } },
+      spec: isObject(request.parent.spec) ? request.parent.spec : {},
+    }),
   };
 }

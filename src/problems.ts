@@ -42,6 +42,9 @@ export const Reason = {
   CaBundleNotApplied: "CaBundleNotApplied",
   // spec.monitoring
   MetricsEndpointUnavailable: "MetricsEndpointUnavailable",
+  // Converted from llamastack.io/v1alpha1 (docs/conversion.md)
+  CrossNamespaceConfigMap: "CrossNamespaceConfigMap",
+  FieldNotApplied: "FieldNotApplied",
   ServiceMonitorUnavailable: "ServiceMonitorUnavailable",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

@@ -93,9 +93,13 @@ export function parseSpec(spec: unknown, name: string): Result<Spec> {
 export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   const spec = parseSpec(observed.spec, observed.name);
   if (!spec.ok) return invalid(spec.problems);
+  // A parent converted from v1alpha1 may keep fields it cannot apply (src/convert/notes.ts).
+  const converted = observed.conversion;
+  if (converted.errors.length > 0) return invalid(converted.errors, converted.warnings);
   const recorded = recordedRelease(spec.value.distribution.name, observed, ctx.catalog);
   const distribution = resolveDistribution(spec.value.distribution, ctx.catalog, recorded);
-  if (!distribution.ok) return invalid(distribution.problems, distribution.warnings);
+  if (!distribution.ok)
+    return invalid(distribution.problems, [...converted.warnings, ...distribution.warnings]);
   const bindings = specBindings(spec.value);
   const references = collectReferences(spec.value, bindings);
   const layout = layoutOf(spec.value);
@@ -120,7 +124,7 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
     validation: { ok: true },
     references: checkOf(checkReferences(references, observed.related, observed.namespace)),
     config: config.check,
-    configWarnings: [...distribution.warnings, ...config.warnings],
+    configWarnings: [...converted.warnings, ...distribution.warnings, ...config.warnings],
     desired,
   };
 }

@@ -5,6 +5,11 @@
 // committed file is stale.
 import { z } from "zod";
 import { CRD_SCHEMA_META_KEY } from "./k8s.js";
+import {
+  V1ALPHA1,
+  V1ALPHA1_API_VERSION,
+  V1alpha1LlamaStackDistribution,
+} from "../convert/v1alpha1.js";
 import { API_VERSION, GROUP, KIND, LlamaStackDistribution, PLURAL, VERSION } from "./schema.js";
 
 type Schema = Record<string, unknown>;
@@ -33,25 +38,19 @@ function overrideFor(
   return undefined;
 }
 
-/** Makes zod's JSON schema structural (Kubernetes' rules) and checks every bound is set. */
-function structural(node: Schema, path: string, problems: string[]): Schema {
-  const out: Schema = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "$schema" || key === "propertyNames" || key === "id") continue;
-    if (key === "additionalProperties" && value === false) continue;
-    if (key === "properties") {
-      out[key] = Object.fromEntries(
-        Object.entries(value as Record<string, Schema>).map(([k, v]) => [
-          k,
-          structural(v, `${path}.${k}`, problems),
-        ]),
-      );
-    } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
-      out[key] = structural(value as Schema, `${path}[]`, problems);
-    } else {
-      out[key] = value;
-    }
-  }
+/** zod's `looseObject` in JSON schema: properties plus an empty additionalProperties. */
+function isLooseObject(node: Schema): boolean {
+  const extra = node["additionalProperties"];
+  return (
+    node["properties"] !== undefined &&
+    typeof extra === "object" &&
+    extra !== null &&
+    Object.keys(extra).length === 0
+  );
+}
+
+/** The bounds Kubernetes needs to price CEL rules; only a strict (v1alpha2) schema must have them. */
+function checkBounds(out: Schema, path: string, problems: string[]): void {
   if (out["type"] === "array" && out["maxItems"] === undefined)
     problems.push(`${path}: list without maxItems`);
   if (
@@ -69,11 +68,41 @@ function structural(node: Schema, path: string, problems: string[]): Schema {
   ) {
     problems.push(`${path}: map without maxProperties`);
   }
+}
+
+/**
+ * Makes zod's JSON schema structural (Kubernetes' rules) and checks every bound
+ * is set. `loose` (v1alpha1, the retired operator's objects): a looseObject
+ * keeps unknown fields (x-kubernetes-preserve-unknown-fields) instead of being
+ * refused, and bounds are not required (that version has no costly CEL rules).
+ */
+function structural(node: Schema, path: string, problems: string[], loose = false): Schema {
+  const out: Schema = {};
+  const preserve = loose && isLooseObject(node);
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$schema" || key === "propertyNames" || key === "id") continue;
+    if (key === "additionalProperties" && (value === false || preserve)) continue;
+    if (key === "properties") {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, Schema>).map(([k, v]) => [
+          k,
+          structural(v, `${path}.${k}`, problems, loose),
+        ]),
+      );
+    } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
+      out[key] = structural(value as Schema, `${path}[]`, problems, loose);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (preserve) out["x-kubernetes-preserve-unknown-fields"] = true;
+  if (!loose) checkBounds(out, path, problems);
   return out;
 }
 
-function openApiSchema(): Schema {
-  const json = z.toJSONSchema(LlamaStackDistribution, {
+/** zod's JSON schema of `schema`, with the CRD overrides of its metadata applied. */
+function jsonSchemaOf(schema: z.ZodType): Schema {
+  return z.toJSONSchema(schema, {
     target: "openapi-3.0",
     io: "input",
     unrepresentable: "any",
@@ -86,7 +115,11 @@ function openApiSchema(): Schema {
       for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Schema)[k];
       Object.assign(ctx.jsonSchema, replacement);
     },
-  }) as Schema;
+  });
+}
+
+function openApiSchema(): Schema {
+  const json = jsonSchemaOf(LlamaStackDistribution);
   const problems: string[] = [];
   const props = json["properties"] as Record<string, Schema>;
   const root: Schema = {
@@ -149,4 +182,72 @@ export function customResourceDefinition(): Schema {
       ],
     },
   };
+}
+
+/** The service the API server calls for conversions (manifests/hook/service.yaml). */
+const CONVERT_SERVICE = { namespace: "llsd-hook", name: "llsd-hook", port: 8080, path: "/convert" };
+/** cert-manager's Certificate whose CA the CRD's caBundle takes (examples/https). */
+const SERVING_CERTIFICATE = "llsd-hook/llsd-hook-tls";
+
+/** The v1alpha1 version's schema: the retired operator's fields, unknown fields kept. */
+function v1alpha1Schema(): Schema {
+  const json = jsonSchemaOf(V1alpha1LlamaStackDistribution);
+  const props = json["properties"] as Record<string, Schema>;
+  const problems: string[] = [];
+  return {
+    type: "object",
+    description: `${KIND} at ${V1ALPHA1_API_VERSION}, the retired llama-stack-k8s-operator's version; served by conversion to ${API_VERSION} (docs/conversion.md).`,
+    required: ["spec"],
+    properties: {
+      apiVersion: { type: "string", description: V1ALPHA1_API_VERSION },
+      kind: { type: "string", description: KIND },
+      metadata: { type: "object" },
+      spec: structural(props["spec"] as Schema, "spec", problems, true),
+      status: structural(props["status"] as Schema, "status", problems, true),
+    },
+  };
+}
+
+/** The CRD's v1alpha1 version: served, not stored. */
+function v1alpha1Version(): Schema {
+  return {
+    name: V1ALPHA1,
+    served: true,
+    storage: false,
+    deprecated: true,
+    deprecationWarning: `${V1ALPHA1_API_VERSION} ${KIND} is converted to ${API_VERSION} by llsd-hook; use ${API_VERSION}`,
+    subresources: { status: {} },
+    additionalPrinterColumns: [
+      { name: "Phase", type: "string", jsonPath: ".status.phase" },
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+    schema: { openAPIV3Schema: v1alpha1Schema() },
+  };
+}
+
+/**
+ * The JSON patch (RFC 6902) that manifests/components/v1alpha1 applies to the
+ * CRD: serve v1alpha1 too, converted by the hook's POST /convert over HTTPS,
+ * with cert-manager injecting the serving certificate's CA as the caBundle.
+ */
+export function conversionPatch(): Schema[] {
+  return [
+    { op: "add", path: "/spec/versions/-", value: v1alpha1Version() },
+    {
+      op: "add",
+      path: "/spec/conversion",
+      value: {
+        strategy: "Webhook",
+        webhook: {
+          conversionReviewVersions: ["v1"],
+          clientConfig: { service: CONVERT_SERVICE },
+        },
+      },
+    },
+    {
+      op: "add",
+      path: "/metadata/annotations",
+      value: { "cert-manager.io/inject-ca-from": SERVING_CERTIFICATE },
+    },
+  ];
 }

@@ -2,10 +2,11 @@
 // its annotation keeps without applying them: a ConfigMap in another namespace
 // (no safe v1alpha2 meaning: an error, so that nothing changes), a CA bundle
 // spec.trust.caBundle cannot take, and fields whose v1alpha2 home is only
-// planned (warnings). Pure: the hook's status
-// computation calls it with the parent object.
+// planned (warnings). Pure: observe() calls it with the parent, and resolve()
+// reports the errors as the spec's problems and the warnings with the config's.
 import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
+import { Reason, type Problem } from "../problems.js";
 import { V1ALPHA1_FIELDS_ANNOTATION, annotationOf } from "./annotations.js";
 import { OBJECT_BOUNDS } from "./convert.js";
 import { getAt, pathOf } from "./json-path.js";
@@ -13,18 +14,8 @@ import { namespaceOf } from "./reader.js";
 import { decodeRestore, treeOf } from "./restore.js";
 import { FIELD_RULES } from "./table.js";
 
-/** Reasons of the notes; they join src/problems.ts's Reason when the status reports them. */
-const ConversionReason = {
-  CrossNamespaceConfigMap: "CrossNamespaceConfigMap",
-  FieldNotApplied: "FieldNotApplied",
-} as const;
-type ConversionReason = (typeof ConversionReason)[keyof typeof ConversionReason];
-
-interface ConversionNote {
-  reason: ConversionReason;
-  path: string;
-  detail: string;
-}
+/** A note is a Problem: the status reports it like any other (src/resolve.ts). */
+type ConversionNote = Problem;
 
 export interface ConversionNotes {
   /** The object must not run as it is (the hook keeps what runs). */
@@ -49,7 +40,7 @@ export function conversionNotes(obj: JsonObject): ConversionNotes {
     const namespace = own(userConfig, "configMapNamespace");
     if (typeof name === "string" && typeof namespace === "string" && name !== "")
       notes.errors.push({
-        reason: ConversionReason.CrossNamespaceConfigMap,
+        reason: Reason.CrossNamespaceConfigMap,
         path: "spec.overrideConfig",
         detail: msg.crossNamespaceConfigMap(namespace, name, namespaceOf(obj) ?? ""),
       });
@@ -57,7 +48,7 @@ export function conversionNotes(obj: JsonObject): ConversionNotes {
   const caBundle = getAt(kept, pathOf("spec.server.tlsConfig.caBundle"));
   if (isObject(caBundle) && !(isObject(spec) && own(spec, "trust") !== undefined))
     notes.warnings.push({
-      reason: ConversionReason.FieldNotApplied,
+      reason: Reason.FieldNotApplied,
       path: at,
       detail: msg.caBundleNotConverted(V1ALPHA1_FIELDS_ANNOTATION),
     });
@@ -65,7 +56,7 @@ export function conversionNotes(obj: JsonObject): ConversionNotes {
     if (rule.v1alpha2 !== null || rule.planned === undefined) continue;
     if (getAt(kept, pathOf(rule.v1alpha1)) === undefined) continue;
     notes.warnings.push({
-      reason: ConversionReason.FieldNotApplied,
+      reason: Reason.FieldNotApplied,
       path: at,
       detail: msg.plannedFieldNotApplied(rule.v1alpha1, rule.planned, V1ALPHA1_FIELDS_ANNOTATION),
     });

@@ -3,7 +3,7 @@
 // to request.desiredAPIVersion, or Failure with a message naming the object,
 // the field and the fix. Pure; the HTTP route lives in src/server.
 import { formatProblem } from "../problems.js";
-import { isObject, own, type Json, type JsonObject } from "../lib/json.js";
+import { isObject, own, type Json } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { toV1alpha1, toV1alpha2 } from "./convert.js";
 import { V1ALPHA1_API_VERSION, V1ALPHA2_API_VERSION } from "./map.js";
@@ -12,7 +12,22 @@ const REVIEW_API_VERSION = "apiextensions.k8s.io/v1";
 /** Problems quoted in one Failure message; the rest are counted. */
 const MAX_PROBLEMS = 5;
 
-function response(uid: string, result: JsonObject, convertedObjects: Json[] = []): JsonObject {
+/** The ConversionReview the webhook answers. */
+export interface ConversionReviewAnswer {
+  apiVersion: typeof REVIEW_API_VERSION;
+  kind: "ConversionReview";
+  response: {
+    uid: string;
+    convertedObjects: Json[];
+    result: { status: "Success" } | { status: "Failure"; message: string };
+  };
+}
+
+function response(
+  uid: string,
+  result: ConversionReviewAnswer["response"]["result"],
+  convertedObjects: Json[] = [],
+): ConversionReviewAnswer {
   return {
     apiVersion: REVIEW_API_VERSION,
     kind: "ConversionReview",
@@ -20,7 +35,9 @@ function response(uid: string, result: JsonObject, convertedObjects: Json[] = []
   };
 }
 
-const failure = (uid: string, message: string) => response(uid, { status: "Failure", message });
+/** A Failure answer: `message` says why, naming the field, never a value. */
+export const conversionFailure = (uid: string, message: string) =>
+  response(uid, { status: "Failure", message });
 
 /** namespace/name of an object for messages, shortened. */
 function nameOf(obj: unknown): string {
@@ -67,9 +84,10 @@ function requestOf(review: unknown): { uid: string; desired: string; objects: Js
 }
 
 /** The ConversionReview response for `review`; never throws. */
-export function convertReview(review: unknown): JsonObject {
+export function convertReview(review: unknown): ConversionReviewAnswer {
   const request = requestOf(review);
-  if (typeof request === "string") return failure(uidOf(review), msg.convertReviewInvalid(request));
+  if (typeof request === "string")
+    return conversionFailure(uidOf(review), msg.convertReviewInvalid(request));
   const converted: Json[] = [];
   for (const [index, obj] of request.objects.entries()) {
     if (versionOf(obj) === request.desired) {
@@ -88,7 +106,7 @@ export function convertReview(review: unknown): JsonObject {
         request.desired,
         problems,
       );
-      return failure(request.uid, message);
+      return conversionFailure(request.uid, message);
     }
     converted.push(result.value);
   }

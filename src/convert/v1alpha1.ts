@@ -20,7 +20,7 @@ import { withRules } from "../api/rules.js";
 import { GROUP, KIND } from "../api/schema.js";
 import { Condition } from "../api/status.js";
 
-const V1ALPHA1 = "v1alpha1";
+export const V1ALPHA1 = "v1alpha1";
 export const V1ALPHA1_API_VERSION = `${GROUP}/${V1ALPHA1}`;
 
 const int32 = () =>

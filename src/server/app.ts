@@ -12,6 +12,7 @@ import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/ho
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
 import { own } from "../lib/json.js";
+import { conversionFailure, convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
 import { isoSeconds } from "../edge/clock.js";
 import { sync, type SyncContext } from "../sync.js";
@@ -51,7 +52,10 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
-  /** When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16). */
+  /**
+   * When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16).
+   * /convert never does: the API server sends no token to a conversion webhook.
+   */
   bearerToken?: string;
   /** Where the app records its metrics (default: a registry of its own); served by createMetricsApp. */
   metrics?: HookMetrics;
@@ -68,9 +72,13 @@ function measured(res: Response): Measured {
   return (res.locals["metrics"] ??= {}) as Measured;
 }
 
-const ROUTES: Readonly<Record<string, Route>> = { "/sync": "sync", "/customize": "customize" };
+const ROUTES: Readonly<Record<string, Route>> = {
+  "/sync": "sync",
+  "/customize": "customize",
+  "/convert": "convert",
+};
 
-/** Records a finished /sync or /customize request; other paths are not measured. */
+/** Records a finished /sync, /customize or /convert request; other paths are not measured. */
 function record(metrics: HookMetrics, req: Request, res: Response, seconds: number): void {
   const route = req.method === "POST" ? own(ROUTES, req.path) : undefined;
   if (route === undefined) return;
@@ -174,8 +182,8 @@ function bodyParsers(bodyLimit: number, cacheResponses: boolean, metrics: HookMe
     limit: bodyLimit,
     strict: false,
     verify: (req, _res, body) => {
-      const path = (req.url ?? "").split("?")[0];
-      metrics.observeBody(path === "/sync" ? "sync" : "customize", body.length);
+      const path = (req.url ?? "").split("?")[0] ?? "";
+      metrics.observeBody(own(ROUTES, path) ?? "customize", body.length);
     },
   });
   // /sync's parser also keys the body's bytes, hashed as they are read (nothing else is kept).
@@ -270,45 +278,82 @@ function customizeHandler(logger: Logger): Handler {
 }
 
 /**
+ * POST /convert: the CRD's conversion webhook. Always a ConversionReview, with
+ * the result Success or Failure; the Failure message names the object and the
+ * field, never a value (src/convert/review.ts).
+ */
+const convertHandler: Handler = (req, res) => {
+  const answer = convertReview(req.body);
+  const { uid, convertedObjects, result } = answer.response;
+  res.locals["log"] = {
+    uid: uid.slice(0, 64),
+    converted: convertedObjects.length,
+    result: result.status,
+  };
+  res.status(200).json(answer);
+};
+
+/** /convert's answer to a request it could not read: a Failure ConversionReview. */
+const requireJsonReview: Handler = (req, res, next) => {
+  if (!req.is("application/json")) {
+    res.status(415).json(conversionFailure("", "content-type must be application/json"));
+    return;
+  }
+  next();
+};
+
+interface ErrorShape {
+  type?: string;
+  code?: string;
+  status?: number;
+  message?: string;
+  stack?: string;
+}
+
+/** The HTTP status and fixed text for a parser or client error; undefined for a server error. */
+function clientError(
+  e: ErrorShape,
+  bodyLimit: number,
+): { status: number; error: string } | undefined {
+  if (e.type === "entity.parse.failed") {
+    const at = /position (\d+)/.exec(e.message ?? "")?.[1];
+    return {
+      status: 400,
+      error: `invalid JSON body${at === undefined ? "" : ` at position ${at}`}`,
+    };
+  }
+  if (e.type === "entity.too.large")
+    return {
+      status: 413,
+      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section`,
+    };
+  const known =
+    own(bodyErrors, e.type ?? "") ??
+    (e.code?.startsWith("Z_") === true ? bodyErrors["zlib"] : undefined);
+  if (known !== undefined)
+    return { status: typeof e.status === "number" ? e.status : 400, error: known };
+  if (typeof e.status === "number" && e.status >= 400 && e.status < 500)
+    return { status: e.status, error: "bad request" };
+  return undefined;
+}
+
+/**
  * Body-parser and handler errors. Parser messages can quote the body, which may
  * hold Secret data, so only a fixed text (and the error position) goes out.
+ * /convert answers each as a Failure ConversionReview, the shape the API server reads.
  */
 function handleErrors(logger: Logger, bodyLimit: number) {
-  return (err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     void _next;
-    const e = err as {
-      type?: string;
-      code?: string;
-      status?: number;
-      message?: string;
-      stack?: string;
+    const e = err as ErrorShape;
+    const known = clientError(e, bodyLimit);
+    if (known === undefined)
+      logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
+    const { status, error } = known ?? {
+      status: 500,
+      error: "internal error in llsd-hook; see the hook's log",
     };
-    if (e.type === "entity.parse.failed") {
-      const at = /position (\d+)/.exec(e.message ?? "")?.[1];
-      res
-        .status(400)
-        .json({ error: `invalid JSON body${at === undefined ? "" : ` at position ${at}`}` });
-      return;
-    }
-    if (e.type === "entity.too.large") {
-      res.status(413).json({
-        error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section`,
-      });
-      return;
-    }
-    const known =
-      own(bodyErrors, e.type ?? "") ??
-      (e.code?.startsWith("Z_") === true ? bodyErrors["zlib"] : undefined);
-    if (known !== undefined) {
-      res.status(typeof e.status === "number" ? e.status : 400).json({ error: known });
-      return;
-    }
-    if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
-      res.status(e.status).json({ error: "bad request" });
-      return;
-    }
-    logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
-    res.status(500).json({ error: "internal error in llsd-hook; see the hook's log" });
+    res.status(status).json(req.path === "/convert" ? conversionFailure("", error) : { error });
   };
 }
 
@@ -347,9 +392,12 @@ export function createApp(options: AppOptions): express.Express {
   app.post("/sync", authorize, requireJson, parsers.syncJson, requireObject, sync);
   const customize = customizeHandler(logger);
   app.post("/customize", authorize, requireJson, parsers.json, requireObject, customize);
+  // No authorize: the API server calls conversion webhooks without a token (README "v1alpha1").
+  app.post("/convert", requireJsonReview, parsers.json, convertHandler);
   app.use((_req, res) => {
     res.status(404).json({
-      error: "not found: the hook serves POST /sync, POST /customize, GET /healthz and GET /readyz",
+      error:
+        "not found: the hook serves POST /sync, POST /customize, POST /convert, GET /healthz and GET /readyz",
     });
   });
   app.use(handleErrors(logger, bodyLimit));

@@ -84,7 +84,7 @@ export function outcomeOfStatusCode(code: number): OutcomeLabels {
   return { outcome: Outcome.InvalidRequest, reason: NO_REASON };
 }
 
-export type Route = "sync" | "customize";
+export type Route = "sync" | "customize" | "convert";
 
 export interface Parent {
   namespace: string;
@@ -100,7 +100,7 @@ export interface MetricsOptions {
 
 export interface HookMetrics {
   readonly registry: Registry;
-  /** A request to /sync or /customize took `seconds`; `cached`: answered from the response cache. */
+  /** A request to /sync, /customize or /convert took `seconds`; `cached`: answered from the response cache. */
   observeRequest(route: Route, seconds: number, cached: boolean): void;
   /** A request body of `bytes` (decoded) was read. */
   observeBody(route: Route, bytes: number): void;
@@ -129,6 +129,7 @@ function requestMetrics(registers: Registry[]) {
   return {
     sync: duration("sync", ["cached"]),
     customize: duration("customize", []),
+    convert: duration("convert", []),
     body: new Histogram({
       name: "llsd_hook_request_body_bytes",
       help: "Size of request bodies read (after Content-Encoding), by route.",
@@ -196,7 +197,7 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
     registry,
     observeRequest(route, seconds, cached) {
       if (route === "sync") requests.sync.observe({ cached: String(cached) }, seconds);
-      else requests.customize.observe(seconds);
+      else requests[route].observe(seconds);
     },
     observeBody(route, bytes) {
       requests.body.observe({ route }, bytes);

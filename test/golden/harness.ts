@@ -18,6 +18,8 @@ import {
 } from "../../src/api/hook.js";
 import { YAML_OPTIONS } from "../../src/config/canonical.js";
 import { generateConfig } from "../../src/config/generate.js";
+import { toV1alpha2 } from "../../src/convert/convert.js";
+import type { JsonObject } from "../../src/lib/json.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync, type SyncContext, type SyncOutcome } from "../../src/sync.js";
 import { CHILD_TYPES, groupKey, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
@@ -68,6 +70,28 @@ export interface CaseFile {
    * children map has a key for each.
    */
   optionalChildKinds?: string[];
+  /**
+   * A llamastack.io/v1alpha1 spec: the parent is what the conversion webhook
+   * makes of it (toV1alpha2), its spec and its llamastack.io/v1alpha1-fields
+   * annotation; `spec` is then filled in by loadCases.
+   */
+  fromV1alpha1?: unknown;
+  /** The parent's annotations (set by loadCases for fromV1alpha1). */
+  annotations?: Record<string, string>;
+}
+
+/** A case whose parent was converted from v1alpha1 gets the converted spec and annotations. */
+function converted(c: CaseFile): CaseFile {
+  if (c.fromV1alpha1 === undefined) return c;
+  const result = toV1alpha2({
+    apiVersion: "llamastack.io/v1alpha1",
+    kind: "LlamaStackDistribution",
+    metadata: { name: c.name ?? "llama", namespace: c.namespace ?? "default" },
+    spec: c.fromV1alpha1 as JsonObject,
+  });
+  if (!result.ok) throw new Error(`fromV1alpha1 does not convert: ${JSON.stringify(result)}`);
+  const obj = result.value as { spec: unknown; metadata: { annotations?: Record<string, string> } };
+  return { ...c, spec: obj.spec, annotations: obj.metadata.annotations ?? {} };
 }
 
 export interface GoldenCase {
@@ -81,7 +105,8 @@ export function loadCases(): GoldenCase[] {
     .sort()
     .map((name) => {
       const dir = join(CASES_DIR, name);
-      return { name, dir, file: parse(readFileSync(join(dir, "case.yaml"), "utf8")) as CaseFile };
+      const file = converted(parse(readFileSync(join(dir, "case.yaml"), "utf8")) as CaseFile);
+      return { name, dir, file };
     });
 }
 
@@ -214,6 +239,7 @@ function parentOf(c: CaseFile, spec: unknown, generation: number, status: unknow
       namespace: c.namespace ?? "default",
       uid: "uid-parent",
       generation,
+      ...(c.annotations === undefined ? {} : { annotations: c.annotations }),
     },
     spec,
     ...(status === undefined ? {} : { status }),

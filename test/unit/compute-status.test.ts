@@ -21,6 +21,7 @@ function observed(over: Partial<Observed> = {}): Observed {
     related: { secrets: new Map(), configMaps: new Map() },
     status: {},
     deployment: undefined,
+    conversion: { errors: [], warnings: [] },
     ...over,
   };
 }

@@ -5,7 +5,12 @@ import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { CRD_FILE, renderCrdYaml } from "../../../src/api/crd-file.js";
+import {
+  CONVERSION_PATCH_FILE,
+  CRD_FILE,
+  renderConversionPatchYaml,
+  renderCrdYaml,
+} from "../../../src/api/crd-file.js";
 import { ALL_RULES } from "../../../src/api/rules.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
@@ -35,6 +40,20 @@ describe("CustomResourceDefinition", () => {
 
   it("the committed file is what npm run crd generates", () => {
     expect(text === renderCrdYaml(), `${CRD_FILE} is stale; run npm run crd`).to.equal(true);
+  });
+
+  it("the committed v1alpha1 component patch is what npm run crd generates", () => {
+    const patch = readFileSync(join(root, CONVERSION_PATCH_FILE), "utf8");
+    const stale = `${CONVERSION_PATCH_FILE} is stale; run npm run crd`;
+    expect(patch === renderConversionPatchYaml(), stale).to.equal(true);
+  });
+
+  it("the base CRD serves v1alpha2 only, with no conversion (v1alpha1 is the component's)", () => {
+    const spec = (crd as unknown as { spec: Record<string, unknown> }).spec;
+    expect(crd.spec.versions.map((v) => (v as unknown as { name: string }).name)).to.deep.equal([
+      "v1alpha2",
+    ]);
+    expect(spec["conversion"]).to.equal(undefined);
   });
 
   it("every spec and status field has a description", () => {

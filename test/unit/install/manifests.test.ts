@@ -280,6 +280,7 @@ describe("install manifests", () => {
     const reached = [
       ...kustomized(join(root, "manifests")),
       ...componentPatches(SERVICE_MONITOR_COMPONENT).map((p) => p.file),
+      ...componentPatches(join(root, "manifests", "components", "v1alpha1")).map((p) => p.file),
       ...kustomized(join(root, "manifests", "components", "hook-servicemonitor")),
     ]
       .map((f) => relative(root, f))

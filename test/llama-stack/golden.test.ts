@@ -16,6 +16,9 @@ import { configOf, containerEnv, loadCases, runCase } from "../golden/harness.js
 import { isKnownQuirk } from "./quirks.js";
 import { runValidator, type ValidationItem } from "./validator.js";
 
+/** The quirks key of a custom image's base config: no quirk is listed for it. */
+const CUSTOM_BASE = "(custom image)";
+
 interface Generated {
   name: string;
   release: string;
@@ -38,12 +41,13 @@ function generatedConfigs(bundle: string): Generated[] {
     const resolved = (
       outcome.response.status as { resolvedDistribution?: { name?: string; release?: string } }
     ).resolvedDistribution;
-    if (resolved?.release === undefined || resolved.name === undefined)
-      throw new Error(`${c.name}: a generated config without a resolved distribution`);
+    if (resolved?.release === undefined)
+      throw new Error(`${c.name}: a generated config without a resolved release`);
     out.push({
       name: c.name,
       release: resolved.release,
-      distribution: resolved.name,
+      // A custom image's base (spec.distribution.baseConfig) has no listed quirks.
+      distribution: resolved.name ?? CUSTOM_BASE,
       item: {
         name: c.name,
         configYaml,

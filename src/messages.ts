@@ -77,6 +77,8 @@ export const msg = {
     `${type} has no URL field to put endpoint in; remove endpoint and set the provider's fields under settings`,
   manyUrlFields: (type: string, fields: readonly string[]) =>
     `${type} has several URL fields (${list(fields)}); remove endpoint and set the one you mean under settings`,
+  externalField: (type: string, field: string) =>
+    `${type} is an external provider, whose config class llsd-hook cannot see, so ${field} has no field to go to; set the field by name under settings (secretRefs for a secret)`,
   noCredentialField: (type: string) =>
     `${type} has no secret credential field to put apiKey in; remove apiKey and use secretRefs with the config field name`,
   manyCredentialFields: (type: string, fields: readonly string[]) =>

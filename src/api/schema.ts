@@ -171,55 +171,78 @@ export type Distribution = z.infer<typeof Distribution>;
 // ---------------------------------------------------------------- providers
 const JsonValue: z.ZodType<unknown> = z.json();
 
-export const ProviderEntry = z
-  .strictObject({
-    id: z
-      .string()
-      .min(1)
-      .max(63)
-      .regex(PROVIDER_ID, "must be lower-case letters, digits, '-', '_' or '.'")
-      .optional()
-      .describe(
-        "provider_id in the generated config, unique within the API. Matching a base provider's id replaces that provider. Required when the API lists more than one provider; a single provider defaults to its provider name (vllm for remote::vllm).",
+const PYTHON_MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+export const ProviderEntry = withRules(
+  z
+    .strictObject({
+      id: z
+        .string()
+        .min(1)
+        .max(63)
+        .regex(PROVIDER_ID, "must be lower-case letters, digits, '-', '_' or '.'")
+        .optional()
+        .describe(
+          "provider_id in the generated config, unique within the API. Matching a base provider's id replaces that provider. Required when the API lists more than one provider; a single provider defaults to its provider name (vllm for remote::vllm).",
+        ),
+      provider: z
+        .string()
+        .min(1)
+        .max(128)
+        .regex(
+          /^([a-z]+::)?[a-z0-9][-a-z0-9_.]*$/,
+          "must be a provider type such as vllm or remote::vllm",
+        )
+        .describe(
+          "Provider type: a short name (vllm, pgvector, llama-guard) resolved to remote::<name>, else inline::<name>, or a fully qualified type (remote::vllm). The valid types depend on the API and the release.",
+        ),
+      endpoint: z
+        .string()
+        .min(1)
+        .max(LIMITS.url)
+        .optional()
+        .describe(
+          "URL of the provider's service. Goes to the provider's one URL field (base_url for most providers).",
+        ),
+      apiKey: SecretRef.optional().describe(
+        "Credential for the provider's one secret-typed field (api_key; api_token for vllm), read from a Secret.",
       ),
-    provider: z
-      .string()
-      .min(1)
-      .max(128)
-      .regex(
-        /^([a-z]+::)?[a-z0-9][-a-z0-9_.]*$/,
-        "must be a provider type such as vllm or remote::vllm",
-      )
-      .describe(
-        "Provider type: a short name (vllm, pgvector, llama-guard) resolved to remote::<name>, else inline::<name>, or a fully qualified type (remote::vllm). The valid types depend on the API and the release.",
-      ),
-    endpoint: z
-      .string()
-      .min(1)
-      .max(LIMITS.url)
-      .optional()
-      .describe(
-        "URL of the provider's service. Goes to the provider's one URL field (base_url for most providers).",
-      ),
-    apiKey: SecretRef.optional().describe(
-      "Credential for the provider's one secret-typed field (api_key; api_token for vllm), read from a Secret.",
-    ),
-    secretRefs: z
-      .record(z.string().regex(CONFIG_FIELD, "must be a provider config field name"), SecretRef)
-      .optional()
-      .describe(
-        "Other provider config fields read from Secrets, by config field name (e.g. password).",
-      )
-      .meta({ maxProperties: LIMITS.secretRefsPerProvider }),
-    settings: z
-      .record(z.string(), JsonValue)
-      .optional()
-      .describe(
-        "Provider config fields merged into the generated config as is (e.g. max_tokens: 8192). Secret-typed fields are refused here; use secretRefs.",
-      )
-      .meta({ "x-kubernetes-preserve-unknown-fields": true, maxProperties: LIMITS.settingsKeys }),
-  })
-  .describe("One provider of a Llama Stack API.");
+      secretRefs: z
+        .record(z.string().regex(CONFIG_FIELD, "must be a provider config field name"), SecretRef)
+        .optional()
+        .describe(
+          "Other provider config fields read from Secrets, by config field name (e.g. password).",
+        )
+        .meta({ maxProperties: LIMITS.secretRefsPerProvider }),
+      settings: z
+        .record(z.string(), JsonValue)
+        .optional()
+        .describe(
+          "Provider config fields merged into the generated config as is (e.g. max_tokens: 8192). Secret-typed fields are refused here; use secretRefs.",
+        )
+        .meta({ "x-kubernetes-preserve-unknown-fields": true, maxProperties: LIMITS.settingsKeys }),
+      module: z
+        .string()
+        .min(1)
+        .max(LIMITS.shortString)
+        .regex(PYTHON_MODULE, "must be a Python module name such as acme_provider")
+        .optional()
+        .describe(
+          "An external provider: the Python module that implements provider (a fully qualified type the release's registry lacks), written as the entry's module. The module must be installed in the image (a custom image); llsd-hook cannot see its config class, so its fields go under settings and secretRefs.",
+        ),
+    })
+    .describe("One provider of a Llama Stack API."),
+  [
+    rule<{ provider: string; module?: string | undefined }>({
+      id: "provider-module-needs-qualified-type",
+      cel: "!has(self.module) || self.provider.contains('::')",
+      message:
+        "an external provider (module) needs a fully qualified provider type such as remote::acme; the release's registry cannot resolve a short name to it",
+      fieldPath: ".provider",
+      check: (p) => p.module === undefined || p.provider.includes("::"),
+    }),
+  ],
+);
 export type ProviderEntry = z.infer<typeof ProviderEntry>;
 
 function providerListFor(specKey: string) {

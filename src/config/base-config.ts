@@ -2,7 +2,8 @@
 // "Custom images"), checked the way a shipped base is before anything is
 // generated on it: it parses as YAML (1.1, as the server's PyYAML reads it),
 // it is a mapping whose typed sections the model can read (model.ts), it fits
-// the release's config schema, and its providers are types of the release.
+// the release's config schema, and its providers are types of the release
+// (or external ones, with a module).
 // Keys the schema does not declare are kept, as in the shipped bases: the
 // server ignores them. Pure: the ConfigMap's text comes in with the request.
 import { parse } from "yaml";
@@ -80,8 +81,9 @@ function providerProblems(config: StackConfig, base: CustomBase, release: Releas
       return [
         problem(Reason.InvalidBaseConfig, PATH, msg.baseConfigApi(cm, key, api, release.release)),
       ];
+    // An entry with a module is an external provider: the release loads its type from it.
     return list.flatMap((p, i) =>
-      own(types, p.provider_type) === undefined
+      own(types, p.provider_type) === undefined && typeof p.rest["module"] !== "string"
         ? [
             problem(
               Reason.InvalidBaseConfig,

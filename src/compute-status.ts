@@ -17,6 +17,7 @@ export const ConditionReason = {
   Valid: "Valid",
   AllReferencesFound: "AllReferencesFound",
   SpecInvalid: "SpecInvalid",
+  BaseConfigNotRead: "BaseConfigNotRead",
   ConfigGenerated: "ConfigGenerated",
   OverrideConfig: "OverrideConfig",
   DeploymentUpdated: "DeploymentUpdated",

@@ -36,7 +36,30 @@ export const msg = {
   removedApi: (api: string, release: string, removedIn: string) =>
     `${product(release)} has no ${api} API (OGX removed it in ${removedIn}); remove this, or pin spec.distribution.release to 0.7.3, the last Llama Stack release with it`,
   baseConfigRequired: (image: string) =>
-    `llsd-hook has no base config for the custom image ${image}; set spec.overrideConfig.configMapName to a ConfigMap holding its config.yaml, or use distribution.name`,
+    `llsd-hook has no base config for the custom image ${image}; set distribution.baseConfig (with distribution.release) to a ConfigMap holding the image's own config.yaml, or spec.overrideConfig.configMapName to one holding the whole config, or use distribution.name`,
+  customImageRelease: (release: string, releases: readonly string[]) =>
+    `${product(release)} is not supported; name the release the image runs, one of ${list(releases)}`,
+  // spec.distribution.baseConfig (src/config/base-config.ts)
+  baseConfigNotText: (configMap: string, key: string) =>
+    `ConfigMap ${configMap}'s ${key} is binary data, not text; put the image's config.yaml in the ConfigMap's data (kubectl create configmap ${configMap} --from-file=${key}=config.yaml)`,
+  baseConfigNotYaml: (configMap: string, key: string, why: string) =>
+    `ConfigMap ${configMap}'s ${key} is not YAML (${why}); put the image's own config.yaml there`,
+  baseConfigNotMapping: (configMap: string, key: string) =>
+    `ConfigMap ${configMap}'s ${key} is not a Llama Stack config (a YAML mapping with apis, providers, ...); put the image's own config.yaml there`,
+  baseConfigShape: (configMap: string, key: string, why: string) =>
+    `ConfigMap ${configMap}'s ${key} is not a Llama Stack config: ${why}; fix it, or put the image's own config.yaml there`,
+  baseConfigSchema: (configMap: string, key: string, release: string, path: string, why: string) =>
+    `ConfigMap ${configMap}'s ${key} does not fit ${product(release)}'s config: ${path} ${why}; fix the config, or set spec.distribution.release to the release the image runs`,
+  baseConfigApi: (configMap: string, key: string, api: string, release: string) =>
+    `ConfigMap ${configMap}'s ${key} has providers for ${api}, which is not an API of ${product(release)}; fix the config, or set spec.distribution.release to the release the image runs`,
+  baseConfigProviderType: (
+    configMap: string,
+    key: string,
+    at: string,
+    type: string,
+    release: string,
+  ) =>
+    `ConfigMap ${configMap}'s ${key}: ${at} is ${type}, which is not a provider type of ${product(release)}; fix the config, or set spec.distribution.release to the release the image runs`,
 
   // providers
   unknownApi: (specKey: string, release: string, valid: readonly string[], hint?: string) =>
@@ -54,6 +77,8 @@ export const msg = {
     `${type} has no URL field to put endpoint in; remove endpoint and set the provider's fields under settings`,
   manyUrlFields: (type: string, fields: readonly string[]) =>
     `${type} has several URL fields (${list(fields)}); remove endpoint and set the one you mean under settings`,
+  externalField: (type: string, field: string) =>
+    `${type} is an external provider, whose config class llsd-hook cannot see, so ${field} has no field to go to; set the field by name under settings (secretRefs for a secret)`,
   noCredentialField: (type: string) =>
     `${type} has no secret credential field to put apiKey in; remove apiKey and use secretRefs with the config field name`,
   manyCredentialFields: (type: string, fields: readonly string[]) =>
@@ -183,6 +208,8 @@ export const msg = {
   referencesFound: () => "Every referenced Secret and ConfigMap exists with the keys used.",
   referencesNotChecked: () => "Not checked: the spec is invalid.",
   configNotGenerated: () => "Not generated: the spec is invalid.",
+  baseConfigNotRead: () =>
+    "Not generated: the base config (spec.distribution.baseConfig) could not be read; SecretsResolved says what is missing.",
   usingOverride: () => "Using spec.overrideConfig as is.",
   generated: (configMap: string | undefined) => `Generated ${configMap ?? "the config"}.`,
   warnings: (text: string) => `\nWarnings:\n${text}`,

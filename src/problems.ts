@@ -11,6 +11,7 @@ export const Reason = {
   NoImage: "NoImage",
   RemovedApi: "RemovedApi",
   BaseConfigRequired: "BaseConfigRequired",
+  InvalidBaseConfig: "InvalidBaseConfig",
   UnknownApi: "UnknownApi",
   UnknownProviderType: "UnknownProviderType",
   DeprecatedProviderType: "DeprecatedProviderType",

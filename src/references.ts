@@ -86,6 +86,16 @@ export function collectReferences(spec: Spec, bindings: SpecBindings): Reference
       keyPath: "spec.trust.caBundle.key",
     });
   }
+  const base = spec.distribution.baseConfig;
+  if (base !== undefined) {
+    refs.push({
+      kind: "ConfigMap",
+      name: base.configMapName,
+      keys: [base.key],
+      path: "spec.distribution.baseConfig.configMapName",
+      keyPath: "spec.distribution.baseConfig.key",
+    });
+  }
   refs.push(...authReferences(spec));
   refs.push(...overrideReferences(spec));
   if (spec.overrideConfig !== undefined) {

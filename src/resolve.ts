@@ -17,6 +17,7 @@ import {
   type ResolvedDistribution,
 } from "./config/distribution.js";
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
+import type { CustomBase } from "./config/base-config.js";
 import { formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
 import { ConditionReason } from "./compute-status.js";
@@ -160,6 +161,12 @@ interface ConfigResolution {
   desired: DesiredConfig | undefined;
 }
 
+const baseNotRead: Check = {
+  ok: "unknown",
+  reason: ConditionReason.BaseConfigNotRead,
+  message: msg.baseConfigNotRead(),
+};
+
 function resolveConfig(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: ResolvedDistribution,
@@ -167,7 +174,7 @@ function resolveConfig(
   related: Related,
   ctx: ResolveContext,
 ): ConfigResolution {
-  const { spec, bindings } = parsed;
+  const { spec } = parsed;
   const { name, release, image } = distribution;
   if (spec.overrideConfig !== undefined) {
     const configMapName = spec.overrideConfig.configMapName;
@@ -182,19 +189,44 @@ function resolveConfig(
       desired: { source: "override", configMapName },
     };
   }
+  const baseRef = spec.distribution.baseConfig;
+  if (baseRef !== undefined && release !== undefined) {
+    const base = baseConfigText(baseRef, related);
+    if (base === undefined) return { check: baseNotRead, warnings: [], desired: undefined };
+    if ("problem" in base) return failedConfig([base.problem], []);
+    const named = { ...distribution, name: baseRef.configMapName, release };
+    return generated(parsed, named, port, ctx, { ...baseRef, text: base.text });
+  }
   if (name === undefined || release === undefined) {
     const path = "spec.distribution.image";
     const required = problem(Reason.BaseConfigRequired, path, msg.baseConfigRequired(image));
-    return { check: { ok: false, problems: [required] }, warnings: [], desired: undefined };
+    return failedConfig([required], []);
   }
+  return generated(parsed, { ...distribution, name, release }, port, ctx, undefined);
+}
+
+function failedConfig(problems: Problem[], warnings: Problem[]): ConfigResolution {
+  return { check: { ok: false, problems }, warnings, desired: undefined };
+}
+
+/** The config generated on the distribution's base, or the custom image's `base`. */
+function generated(
+  parsed: { spec: Spec; bindings: SpecBindings },
+  distribution: GenerateInput["distribution"],
+  port: number,
+  ctx: ResolveContext,
+  base: CustomBase | undefined,
+): ConfigResolution {
+  const { spec, bindings } = parsed;
   const result = ctx.generate({
     spec,
     bindings,
-    distribution: { ...distribution, name, release },
+    distribution,
     catalog: ctx.catalog,
     userEnvNames: (spec.workload?.overrides?.env ?? []).map((e) => e.name),
     port,
     server: serverSection(spec),
+    base,
   });
   return result.ok
     ? {
@@ -202,11 +234,26 @@ function resolveConfig(
         warnings: result.warnings,
         desired: { source: "generated", generated: result.value },
       }
-    : {
-        check: { ok: false, problems: result.problems },
-        warnings: result.warnings,
-        desired: undefined,
-      };
+    : failedConfig(result.problems, result.warnings);
+}
+
+/**
+ * The text of spec.distribution.baseConfig's key: undefined when the ConfigMap
+ * or key is missing (the references check reports it), a problem when the key
+ * holds binary data.
+ */
+function baseConfigText(
+  ref: { configMapName: string; key: string },
+  related: Related,
+): { text: string } | { problem: Problem } | undefined {
+  const configMap = related.configMaps.get(ref.configMapName);
+  if (configMap === undefined) return undefined;
+  const data = configMap["data"];
+  const text = isObject(data) ? own(data, ref.key) : undefined;
+  if (typeof text === "string") return { text };
+  if (!keysOf(configMap).has(ref.key)) return undefined;
+  const detail = msg.baseConfigNotText(ref.configMapName, ref.key);
+  return { problem: problem(Reason.InvalidBaseConfig, "spec.distribution.baseConfig.key", detail) };
 }
 
 /**

@@ -67,21 +67,66 @@ export const SecretRef = z
 export type SecretRef = z.infer<typeof SecretRef>;
 
 // ---------------------------------------------------------------- distribution
+const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** The key of spec.distribution.baseConfig when none is given. */
+const BASE_CONFIG_KEY = "config.yaml";
+
+const BaseConfig = z
+  .strictObject({
+    configMapName: objectName("ConfigMap").describe(
+      "A ConfigMap in the LlamaStackDistribution's namespace holding the image's own config.yaml.",
+    ),
+    key: z
+      .string()
+      .min(1)
+      .max(LIMITS.shortString)
+      .regex(CONFIGMAP_KEY, "must be a valid ConfigMap key ([-._a-zA-Z0-9]+)")
+      .default(BASE_CONFIG_KEY)
+      .describe(`The key holding the config; default ${BASE_CONFIG_KEY}.`),
+  })
+  .describe(
+    "The custom image's own config.yaml, the base the config is generated on (as a named distribution's is). Needs image and release.",
+  );
+
+type DistributionFields = {
+  name?: string | undefined;
+  image?: string | undefined;
+  release?: string | undefined;
+  baseConfig?: unknown;
+};
+
 const distributionRules = [
-  rule<{ name?: string | undefined; image?: string | undefined }>({
+  rule<DistributionFields>({
     id: "distribution-name-xor-image",
     cel: "has(self.name) != has(self.image)",
     message:
       "spec.distribution: set exactly one of name (a distribution llsd-hook knows) or image (a custom image)",
     check: (d) => (d.name !== undefined) !== (d.image !== undefined),
   }),
-  rule<{ name?: string | undefined; release?: string | undefined }>({
-    id: "distribution-release-needs-name",
-    cel: "!has(self.release) || has(self.name)",
+  rule<DistributionFields>({
+    id: "distribution-release-needs-name-or-base-config",
+    cel: "!has(self.release) || has(self.name) || has(self.baseConfig)",
     message:
-      "spec.distribution.release: only valid with distribution.name; a custom image carries its own release",
+      "spec.distribution.release: only valid with distribution.name, or with image and baseConfig; a custom image without baseConfig carries its own release",
     fieldPath: ".release",
-    check: (d) => d.release === undefined || d.name !== undefined,
+    check: (d) => d.release === undefined || d.name !== undefined || d.baseConfig !== undefined,
+  }),
+  rule<DistributionFields>({
+    id: "distribution-base-config-needs-image",
+    cel: "!has(self.baseConfig) || has(self.image)",
+    message:
+      "spec.distribution.baseConfig: only valid with distribution.image; a named distribution's base config is llsd-hook's own, so remove baseConfig or use image",
+    fieldPath: ".baseConfig",
+    check: (d) => d.baseConfig === undefined || d.image !== undefined,
+  }),
+  rule<DistributionFields>({
+    id: "distribution-base-config-needs-release",
+    cel: "!has(self.baseConfig) || has(self.release)",
+    message:
+      'spec.distribution.release: required with baseConfig; name the release the image runs (e.g. "1.5.0"), whose schema the base is checked against',
+    fieldPath: ".release",
+    check: (d) => d.baseConfig === undefined || d.release !== undefined,
   }),
 ];
 
@@ -104,7 +149,7 @@ export const Distribution = withRules(
         .regex(/^\d+\.\d+\.\d+$/, "must be a Llama Stack release such as 0.7.3")
         .optional()
         .describe(
-          "Llama Stack release of the named distribution, e.g. 0.7.3. Default: the newest supported release that ships the distribution.",
+          "Llama Stack release of the named distribution, e.g. 0.7.3. Default: the newest supported release that ships the distribution. With image and baseConfig: required, the release the image runs.",
         ),
       image: z
         .string()
@@ -112,11 +157,12 @@ export const Distribution = withRules(
         .max(LIMITS.shortString)
         .optional()
         .describe(
-          "A custom Llama Stack image. llsd-hook has no base config for it, so it needs spec.overrideConfig.",
+          "A custom Llama Stack image. It needs baseConfig (its own config.yaml, with release) or spec.overrideConfig.",
         ),
+      baseConfig: BaseConfig.optional(),
     })
     .describe(
-      "Which Llama Stack distribution to run: a known name (optionally with a release) or an image.",
+      "Which Llama Stack distribution to run: a known name (optionally with a release), or an image with its base config and release, or an image with spec.overrideConfig.",
     ),
   distributionRules,
 );
@@ -125,55 +171,78 @@ export type Distribution = z.infer<typeof Distribution>;
 // ---------------------------------------------------------------- providers
 const JsonValue: z.ZodType<unknown> = z.json();
 
-export const ProviderEntry = z
-  .strictObject({
-    id: z
-      .string()
-      .min(1)
-      .max(63)
-      .regex(PROVIDER_ID, "must be lower-case letters, digits, '-', '_' or '.'")
-      .optional()
-      .describe(
-        "provider_id in the generated config, unique within the API. Matching a base provider's id replaces that provider. Required when the API lists more than one provider; a single provider defaults to its provider name (vllm for remote::vllm).",
+const PYTHON_MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+export const ProviderEntry = withRules(
+  z
+    .strictObject({
+      id: z
+        .string()
+        .min(1)
+        .max(63)
+        .regex(PROVIDER_ID, "must be lower-case letters, digits, '-', '_' or '.'")
+        .optional()
+        .describe(
+          "provider_id in the generated config, unique within the API. Matching a base provider's id replaces that provider. Required when the API lists more than one provider; a single provider defaults to its provider name (vllm for remote::vllm).",
+        ),
+      provider: z
+        .string()
+        .min(1)
+        .max(128)
+        .regex(
+          /^([a-z]+::)?[a-z0-9][-a-z0-9_.]*$/,
+          "must be a provider type such as vllm or remote::vllm",
+        )
+        .describe(
+          "Provider type: a short name (vllm, pgvector, llama-guard) resolved to remote::<name>, else inline::<name>, or a fully qualified type (remote::vllm). The valid types depend on the API and the release.",
+        ),
+      endpoint: z
+        .string()
+        .min(1)
+        .max(LIMITS.url)
+        .optional()
+        .describe(
+          "URL of the provider's service. Goes to the provider's one URL field (base_url for most providers).",
+        ),
+      apiKey: SecretRef.optional().describe(
+        "Credential for the provider's one secret-typed field (api_key; api_token for vllm), read from a Secret.",
       ),
-    provider: z
-      .string()
-      .min(1)
-      .max(128)
-      .regex(
-        /^([a-z]+::)?[a-z0-9][-a-z0-9_.]*$/,
-        "must be a provider type such as vllm or remote::vllm",
-      )
-      .describe(
-        "Provider type: a short name (vllm, pgvector, llama-guard) resolved to remote::<name>, else inline::<name>, or a fully qualified type (remote::vllm). The valid types depend on the API and the release.",
-      ),
-    endpoint: z
-      .string()
-      .min(1)
-      .max(LIMITS.url)
-      .optional()
-      .describe(
-        "URL of the provider's service. Goes to the provider's one URL field (base_url for most providers).",
-      ),
-    apiKey: SecretRef.optional().describe(
-      "Credential for the provider's one secret-typed field (api_key; api_token for vllm), read from a Secret.",
-    ),
-    secretRefs: z
-      .record(z.string().regex(CONFIG_FIELD, "must be a provider config field name"), SecretRef)
-      .optional()
-      .describe(
-        "Other provider config fields read from Secrets, by config field name (e.g. password).",
-      )
-      .meta({ maxProperties: LIMITS.secretRefsPerProvider }),
-    settings: z
-      .record(z.string(), JsonValue)
-      .optional()
-      .describe(
-        "Provider config fields merged into the generated config as is (e.g. max_tokens: 8192). Secret-typed fields are refused here; use secretRefs.",
-      )
-      .meta({ "x-kubernetes-preserve-unknown-fields": true, maxProperties: LIMITS.settingsKeys }),
-  })
-  .describe("One provider of a Llama Stack API.");
+      secretRefs: z
+        .record(z.string().regex(CONFIG_FIELD, "must be a provider config field name"), SecretRef)
+        .optional()
+        .describe(
+          "Other provider config fields read from Secrets, by config field name (e.g. password).",
+        )
+        .meta({ maxProperties: LIMITS.secretRefsPerProvider }),
+      settings: z
+        .record(z.string(), JsonValue)
+        .optional()
+        .describe(
+          "Provider config fields merged into the generated config as is (e.g. max_tokens: 8192). Secret-typed fields are refused here; use secretRefs.",
+        )
+        .meta({ "x-kubernetes-preserve-unknown-fields": true, maxProperties: LIMITS.settingsKeys }),
+      module: z
+        .string()
+        .min(1)
+        .max(LIMITS.shortString)
+        .regex(PYTHON_MODULE, "must be a Python module name such as acme_provider")
+        .optional()
+        .describe(
+          "An external provider: the Python module that implements provider (a fully qualified type the release's registry lacks), written as the entry's module. The module must be installed in the image (a custom image); llsd-hook cannot see its config class, so its fields go under settings and secretRefs.",
+        ),
+    })
+    .describe("One provider of a Llama Stack API."),
+  [
+    rule<{ provider: string; module?: string | undefined }>({
+      id: "provider-module-needs-qualified-type",
+      cel: "!has(self.module) || self.provider.contains('::')",
+      message:
+        "an external provider (module) needs a fully qualified provider type such as remote::acme; the release's registry cannot resolve a short name to it",
+      fieldPath: ".provider",
+      check: (p) => p.module === undefined || p.provider.includes("::"),
+    }),
+  ],
+);
 export type ProviderEntry = z.infer<typeof ProviderEntry>;
 
 function providerListFor(specKey: string) {
@@ -419,6 +488,13 @@ const specRules = [
     message:
       "spec.overrideConfig: cannot be combined with providers, resources, storage, disabled or disabledProviders; the ConfigMap is used as is, so move those settings into it or drop overrideConfig",
     check: (s) => s.overrideConfig === undefined || CONFIG_FIELDS.every((f) => s[f] === undefined),
+  }),
+  rule<Spec>({
+    id: "override-config-no-base-config",
+    cel: "!has(self.overrideConfig) || !has(self.distribution.baseConfig)",
+    message:
+      "spec.overrideConfig: cannot be combined with spec.distribution.baseConfig; baseConfig generates the config on the image's own, overrideConfig runs one as is: keep one of them",
+    check: (s) => s.overrideConfig === undefined || s.distribution.baseConfig === undefined,
   }),
   rule<Spec>({
     id: "override-config-no-auth",

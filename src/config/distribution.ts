@@ -11,7 +11,7 @@ import { own } from "../lib/json.js";
 export interface ResolvedDistribution {
   /** The distribution name, or undefined for a custom image. */
   name: string | undefined;
-  /** The Llama Stack release, or undefined for a custom image. */
+  /** The Llama Stack release; undefined for a custom image without a base config. */
   release: string | undefined;
   image: string;
 }
@@ -83,17 +83,31 @@ function pickRelease(
       );
 }
 
+/**
+ * A custom image: with baseConfig, the release it names (required there, and
+ * supported: its schema checks the base); without, no release (overrideConfig).
+ */
+function resolveImage(
+  image: string,
+  dist: Distribution,
+  catalog: Catalog,
+): Result<ResolvedDistribution> {
+  const release = dist.baseConfig === undefined ? undefined : dist.release;
+  if (release !== undefined && !catalog.releases.includes(release))
+    return fail(
+      Reason.UnsupportedRelease,
+      "spec.distribution.release",
+      msg.customImageRelease(release, catalog.releases),
+    );
+  return { ok: true, value: { name: undefined, release, image }, warnings: [] };
+}
+
 export function resolveDistribution(
   dist: Distribution,
   catalog: Catalog,
   recorded?: RecordedRelease,
 ): Result<ResolvedDistribution> {
-  if (dist.image !== undefined)
-    return {
-      ok: true,
-      value: { name: undefined, release: undefined, image: dist.image },
-      warnings: [],
-    };
+  if (dist.image !== undefined) return resolveImage(dist.image, dist, catalog);
   const name = dist.name ?? "";
   const images = own(catalog.images, name);
   if (images === undefined) {

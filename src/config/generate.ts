@@ -10,7 +10,7 @@ import { checkAuth } from "./auth.js";
 import type { Spec } from "../api/schema.js";
 import { msg } from "../messages.js";
 import { problem, Reason, type Problem, type Result } from "../problems.js";
-import type { Catalog } from "./catalog.js";
+import type { Catalog, ReleaseData } from "./catalog.js";
 import { sha256Hex, toCanonicalYaml } from "./canonical.js";
 import { withoutDisabled, type RemovalInput } from "./disable.js";
 import type { ResolvedDistribution } from "./distribution.js";
@@ -36,6 +36,7 @@ import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
 import { withServer } from "./server-section.js";
 import { checkConfigSize } from "../children/budget.js";
+import { customBaseOf, type CustomBase } from "./base-config.js";
 import { withStorage } from "./storage.js";
 import { withTrust } from "./trust.js";
 
@@ -51,6 +52,11 @@ export interface GenerateInput {
   port?: number | undefined;
   /** Extra settings for the server section (TLS), merged into server. */
   server?: JsonObject | undefined;
+  /**
+   * A custom image's own config (spec.distribution.baseConfig), the base instead of
+   * the named distribution's; distribution.name is then its ConfigMap's name.
+   */
+  base?: CustomBase | undefined;
 }
 
 export interface GeneratedConfig {
@@ -156,21 +162,28 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
   return { config, problems, warnings, secrets, containerEnv };
 }
 
+/** The distribution's own config of the release, parsed once. */
+function shippedBase(data: ReleaseData, name: string): Result<StackConfig> {
+  const base = baseConfigOf(data, name);
+  if (base !== undefined) return { ok: true, value: base, warnings: [] };
+  const known = Object.keys(data.baseConfigs).sort();
+  const p = problem(
+    Reason.UnknownDistribution,
+    "spec.distribution.name",
+    msg.unknownDistribution(name, known),
+  );
+  return { ok: false, problems: [p], warnings: [] };
+}
+
 export function generateConfig(input: GenerateInput): Result<GeneratedConfig> {
   const { name, release } = input.distribution;
   const data = own(input.catalog.byRelease, release);
   // The distribution was resolved against this catalog: a release it lacks is a fault of ours.
   if (data === undefined) throw new Error(`the catalog has no release ${release}`);
-  const base = baseConfigOf(data, name);
-  if (base === undefined) {
-    const known = Object.keys(data.baseConfigs).sort();
-    const p = problem(
-      Reason.UnknownDistribution,
-      "spec.distribution.name",
-      msg.unknownDistribution(name, known),
-    );
-    return { ok: false, problems: [p], warnings: [] };
-  }
+  const parsed =
+    input.base === undefined ? shippedBase(data, name) : customBaseOf(input.base, data);
+  if (!parsed.ok) return parsed;
+  const base = parsed.value;
   const built = buildConfig(input, base);
   const { config, warnings } = built;
   const doc = toDocument(config);

@@ -24,6 +24,8 @@ export interface DeclaredProvider {
   id: string;
   type: string;
   info: ProviderTypeInfo;
+  /** An external provider's module (written as the entry's module); its config class is unknown. */
+  module: string | undefined;
   /** The config fields the spec sets (endpoint, apiKey, secretRefs, settings). */
   config: JsonObject;
   /** config field → which spec field set it, for error paths. */
@@ -160,9 +162,10 @@ function mapApiKey(
 
 function mapEntry(
   bound: ProviderBindings,
-  ctx: { api: Api; type: string; info: ProviderTypeInfo },
+  ctx: { api: Api; type: string; info: ProviderTypeInfo; module?: string },
 ): { provider: DeclaredProvider; problems: Problem[] } {
   const { api, type, info } = ctx;
+  const module = ctx.module;
   const { entry, specKey, index, specPath } = bound;
   const id = defaultProviderId(entry);
   const m = newMapping();
@@ -172,7 +175,7 @@ function mapEntry(
   const fields = fieldsOf(info.configSchema);
   for (const [field, binding] of bound.secretRefs) {
     const path = `${specPath}.secretRefs.${field}`;
-    if (fields.includes(field)) m.setSecret(field, binding, path);
+    if (fields.includes(field) || module !== undefined) m.setSecret(field, binding, path);
     else
       m.problems.push(
         problem(Reason.InvalidProviderConfig, path, msg.unknownConfigField(field, type, fields)),
@@ -187,7 +190,7 @@ function mapEntry(
   }
   const { config, origins, secrets, problems } = m;
   return {
-    provider: { api, specKey, index, specPath, id, type, info, config, origins, secrets },
+    provider: { api, specKey, index, specPath, id, type, info, module, config, origins, secrets },
     problems,
   };
 }
@@ -215,6 +218,10 @@ interface Declared {
 /** One spec entry: its type resolved and its fields mapped, or why it cannot be. */
 function declareEntry(out: Declared, bound: ProviderBindings, api: Api, dialect: Dialect): void {
   const { entry, specKey } = bound;
+  if (entry.module !== undefined) {
+    declareExternal(out, bound, api, entry.module);
+    return;
+  }
   const registry = dialect.providerTypes(api);
   const type = resolveProviderType(entry.provider, registry);
   const path = `${bound.specPath}.provider`;
@@ -246,6 +253,43 @@ function declareEntry(out: Declared, bound: ProviderBindings, api: Api, dialect:
   out.problems.push(...mapped.problems);
 }
 
+/** Config fields named like a credential: a literal value in an external provider's settings is refused. */
+const CREDENTIAL_NAME = /(^|_)(api_?key|key|token|password|secret|credentials?)$/;
+
+/**
+ * An external provider (README "External providers"): its type is not in the
+ * registry and its config class is in the image, not in the catalog, so the
+ * fields go under settings and secretRefs as written. endpoint and apiKey have
+ * no schema to find their field in.
+ */
+function declareExternal(out: Declared, bound: ProviderBindings, api: Api, module: string): void {
+  const { entry, specPath } = bound;
+  const type = entry.provider;
+  for (const field of ["endpoint", "apiKey"] as const)
+    if (entry[field] !== undefined)
+      out.problems.push(
+        problem(Reason.FieldMappingFailed, `${specPath}.${field}`, msg.externalField(type, field)),
+      );
+  const settings = Object.keys(entry.settings ?? {});
+  const info: ProviderTypeInfo = {
+    configSchema: { type: "object", additionalProperties: true },
+    secretFields: [],
+    credentialFields: settings.filter((f) => CREDENTIAL_NAME.test(f)),
+    urlFields: [],
+    apiDependencies: [],
+    optionalApiDependencies: [],
+    deprecationWarning: null,
+    deprecationError: null,
+    pipPackages: [],
+  };
+  const mapped = mapEntry(
+    { ...bound, apiKey: undefined, entry: { ...entry, endpoint: undefined } },
+    { api, type, info, module },
+  );
+  out.declared.push(mapped.provider);
+  out.problems.push(...mapped.problems);
+}
+
 /** Resolves every provider the spec declares; problems for what cannot be resolved. */
 export function declareProviders(providers: SpecBindings["providers"], dialect: Dialect): Declared {
   const out: Declared = { declared: [], problems: [], warnings: [] };
@@ -268,7 +312,10 @@ function overlayEntry(declared: DeclaredProvider, base: Provider | undefined): P
     provider_id: declared.id,
     provider_type: declared.type,
     config: isObject(config) && Object.keys(config).length > 0 ? config : undefined,
-    rest: sameType ? base.rest : {},
+    rest: {
+      ...(sameType ? base.rest : {}),
+      ...(declared.module === undefined ? {} : { module: declared.module }),
+    },
   };
 }
 

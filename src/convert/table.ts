@@ -233,6 +233,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
 /** v1alpha2 fields that v1alpha1 has no place for: on a v1alpha1 object they are kept in the annotation. */
 export const V1ALPHA2_ONLY: readonly string[] = [
   "spec.distribution.release",
+  "spec.distribution.baseConfig",
   "spec.providers",
   "spec.disabledProviders",
   "spec.resources",

@@ -80,7 +80,7 @@ function isDeferred(value: Json): boolean {
 
 function describeType(schema: Schema): string {
   const t = schema["type"];
-  if (typeof t === "string") return t === "integer" ? "an integer" : `a ${t}`;
+  if (typeof t === "string") return `${/^[aeiou]/.test(t) ? "an" : "a"} ${t}`;
   const values: unknown = schema["enum"];
   if (Array.isArray(values)) return `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`;
   return "a valid value";

@@ -4,7 +4,8 @@
 // count (one large config weighs as much as hundreds of small ones), least
 // recently used first out:
 //   - config generation, keyed by a sha256 of the inputs that matter (the spec,
-//     the resolved distribution, env names, server settings) as canonical JSON:
+//     the resolved distribution, env names, server settings, a custom image's
+//     base config text) as canonical JSON:
 //     it serves requests whose observed objects changed but whose spec did not;
 //   - whole sync responses, keyed by the request's bytes (./responses.ts).
 // The catalog and the app's options are fixed per process, so neither is in a key.
@@ -129,6 +130,8 @@ export function generationKey(input: GenerateInput): string {
     env: input.userEnvNames,
     port: input.port ?? null,
     server: input.server ?? null,
+    // A custom image's base config: its text is read, not only its name.
+    base: input.base ?? null,
   };
   return createHash("sha256").update(canonicalJson(inputs)).digest("base64");
 }

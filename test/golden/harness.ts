@@ -30,9 +30,24 @@ const NOW = "2026-11-01T12:00:00Z";
 const APPLIED_AT = "2026-11-01T11:00:00Z";
 
 interface RelatedSpec {
-  /** Keys present; values are never needed. */
-  keys: string[];
+  /** Keys present, with placeholder values (the hook only looks at the keys). */
+  keys?: string[];
+  /** Keys whose value the hook reads (a custom image's base config), as text. */
+  data?: Record<string, string>;
+  /** Keys whose value is a file's text, by path relative to test/golden. */
+  files?: Record<string, string>;
   resourceVersion?: string;
+}
+
+/** The data of a related object: placeholders for `keys`, text for `data` and `files`. */
+function dataOf(name: string, s: RelatedSpec): Record<string, string> {
+  const out: Record<string, string> = Object.fromEntries(
+    (s.keys ?? []).map((k) => [k, Buffer.from(`value-of-${name}-${k}`).toString("base64")]),
+  );
+  Object.assign(out, s.data);
+  for (const [key, file] of Object.entries(s.files ?? {}))
+    out[key] = readFileSync(join(import.meta.dirname, file), "utf8");
+  return out;
 }
 
 interface PriorState {
@@ -160,10 +175,7 @@ function relatedObjects(
           resourceVersion: s.resourceVersion ?? "1",
           uid: `uid-${kind}-${name}`,
         },
-        // Values are placeholders: the hook only ever looks at the keys.
-        data: Object.fromEntries(
-          s.keys.map((k) => [k, Buffer.from(`value-of-${name}-${k}`).toString("base64")]),
-        ),
+        data: dataOf(name, s),
       };
     });
   return [...make("Secret", c.secrets), ...make("ConfigMap", c.configMaps)];

@@ -3,6 +3,8 @@
 // generated Deployment gives the container (Secret-backed variables get test
 // values). The only findings allowed are quirks the distribution's own base
 // config already has (configs/quirks.yaml, same code and path).
+// External providers' modules (a provider entry's `module:`) are pip-installed
+// into a temporary directory first (external.ts), so the release imports them.
 // One stand-in: LLSD_TRUST_CA_BUNDLE (spec.trust.caBundle) names the bundle's
 // file in the pod, and TLSConfig's validator refuses a path that does not
 // exist, so here it names a file in a temp dir (validation only checks that
@@ -13,8 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TRUST } from "../../src/config/runtime.js";
 import { configOf, containerEnv, loadCases, runCase } from "../golden/harness.js";
+import { installExternalProviders } from "./external.js";
 import { isKnownQuirk } from "./quirks.js";
 import { runValidator, type ValidationItem } from "./validator.js";
+
+/** The quirks key of a custom image's base config: no quirk is listed for it. */
+const CUSTOM_BASE = "(custom image)";
 
 interface Generated {
   name: string;
@@ -38,12 +44,13 @@ function generatedConfigs(bundle: string): Generated[] {
     const resolved = (
       outcome.response.status as { resolvedDistribution?: { name?: string; release?: string } }
     ).resolvedDistribution;
-    if (resolved?.release === undefined || resolved.name === undefined)
-      throw new Error(`${c.name}: a generated config without a resolved distribution`);
+    if (resolved?.release === undefined)
+      throw new Error(`${c.name}: a generated config without a resolved release`);
     out.push({
       name: c.name,
       release: resolved.release,
-      distribution: resolved.name,
+      // A custom image's base (spec.distribution.baseConfig) has no listed quirks.
+      distribution: resolved.name ?? CUSTOM_BASE,
       item: {
         name: c.name,
         configYaml,
@@ -81,6 +88,7 @@ describe("every generated config in the golden corpus, through the real llama-st
       const run = await runValidator(
         release,
         ofRelease.map((g) => g.item),
+        { pythonPath: installExternalProviders(release, standInDir) },
       );
       console.log(
         `      [validator ${release}] ${ofRelease.length} generated configs in ${run.totalSeconds.toFixed(1)} s`,

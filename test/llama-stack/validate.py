@@ -34,6 +34,10 @@ Finding codes (stable identifiers):
   unknown-api                a key under `providers` or an `apis` entry that is not a providable
                              API of the release (unknown, routing table, or internal)
   unknown-provider-type      provider_type not in the release's registry for that API
+  external-provider-unavailable
+                             a provider entry's `module` cannot be loaded the way the release
+                             loads it (<module>.provider.get_provider_spec), or has no spec
+                             for its provider_type
   provider-deprecated        the registry marks the provider type with a deprecation error
   provider-config-invalid    the provider's config class rejects its config
   provider-id-duplicate      two enabled providers of one API share a provider_id
@@ -707,6 +711,22 @@ def check_apis(findings: Findings, mirror: dict[str, Any], enabled: dict[str, li
     return available
 
 
+def external_spec(findings: Findings, api: str, ptype: str, module: str, path: str) -> Any:
+    """An external provider's spec, loaded the way the release loads it at startup
+    (<module>.core.distribution.get_external_providers_from_module imports
+    <module>.provider and calls get_provider_spec); None, with a finding, when it fails."""
+    config = types.SimpleNamespace(providers={api: [types.SimpleNamespace(module=module, provider_type=ptype)]})
+    try:
+        registry = ls_distribution.get_external_providers_from_module({Api(api): {}}, config, False)
+    except Exception as e:
+        findings.add("external-provider-unavailable", path, f"{type(e).__name__}: {e}")
+        return None
+    spec = registry[Api(api)].get(ptype)
+    if spec is None:
+        findings.add("external-provider-unavailable", path, f"module {module} has no provider spec for {ptype}")
+    return spec
+
+
 def check_providers(
     findings: Findings,
     walker: Walker,
@@ -734,6 +754,11 @@ def check_providers(
                 continue  # reported by check_apis
             ptype = entry.get("provider_type")
             spec = REGISTRY[api].get(ptype) if isinstance(ptype, str) else None
+            module = entry.get("module")
+            if isinstance(module, str) and isinstance(ptype, str):
+                spec = external_spec(findings, api, ptype, module, join(base, "module"))
+                if spec is None:
+                    continue
             if spec is None:
                 findings.add(
                     "unknown-provider-type",

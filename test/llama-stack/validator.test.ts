@@ -247,6 +247,15 @@ const rows: Row[] = [
     messages: ["'remote::vllm-turbo' is not a provider type of API 'inference'"],
   },
   {
+    name: "an external provider whose module is not installed",
+    configYaml: variant((c) => {
+      vllm(c)["provider_type"] = "remote::acme-missing";
+      vllm(c)["module"] = "acme_missing";
+    }),
+    want: [["external-provider-unavailable", "providers.inference[0].module"]],
+    messages: ["get_provider_spec not found"],
+  },
+  {
     name: "a provider config pydantic rejects",
     configYaml: variant((c) => {
       vllmConfig(c)["base_url"] = "vllm:8000";

@@ -35,6 +35,7 @@ const script = join(import.meta.dirname, "validate.py");
 export async function runValidator(
   release: string,
   items: readonly ValidationItem[],
+  options: { pythonPath?: string } = {},
 ): Promise<ValidationRun> {
   const names = new Set<string>();
   for (const item of items) {
@@ -46,7 +47,12 @@ export async function runValidator(
     items.map((i) => ({ name: i.name, configYaml: i.configYaml, env: i.env })),
   );
   const started = performance.now();
-  const { stdout, stderr, code } = await run(python, [script, "--batch"], input);
+  const { stdout, stderr, code } = await run(
+    python,
+    [script, "--batch"],
+    input,
+    options.pythonPath,
+  );
   const totalSeconds = (performance.now() - started) / 1000;
   if (code !== 0) {
     throw new Error(
@@ -90,6 +96,7 @@ function run(
   command: string,
   args: string[],
   input: string,
+  pythonPath?: string,
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     // A scrubbed environment: import-time defaults must not depend on the
@@ -100,6 +107,8 @@ function run(
         HOME: "/nonexistent",
         LANG: "C.UTF-8",
         PYTHONDONTWRITEBYTECODE: "1",
+        // Where external providers' modules are installed (test/llama-stack/external.ts).
+        ...(pythonPath === undefined ? {} : { PYTHONPATH: pythonPath }),
       },
       stdio: ["pipe", "pipe", "pipe"],
     });

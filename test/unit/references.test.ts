@@ -47,6 +47,28 @@ describe("collectReferences", () => {
       ["ConfigMap cfg [config.yaml] spec.overrideConfig.configMapName"],
     ],
     [
+      "a custom image's base config needs its key (config.yaml by default)",
+      {
+        distribution: {
+          image: "reg.example.com/acme:1",
+          release: "1.5.0",
+          baseConfig: { configMapName: "acme-base" },
+        },
+      },
+      ["ConfigMap acme-base [config.yaml] spec.distribution.baseConfig.configMapName"],
+    ],
+    [
+      "a custom image's base config under a key of its own",
+      {
+        distribution: {
+          image: "reg.example.com/acme:1",
+          release: "0.7.3",
+          baseConfig: { configMapName: "acme-base", key: "run.yaml" },
+        },
+      },
+      ["ConfigMap acme-base [run.yaml] spec.distribution.baseConfig.configMapName"],
+    ],
+    [
       "optional override references are not required",
       {
         workload: {

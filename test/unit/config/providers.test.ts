@@ -102,3 +102,65 @@ describe("finalConfigOf", () => {
     expect(finalConfigOf(removal.config, faiss)).to.deep.equal({});
   });
 });
+
+describe("external providers (module)", () => {
+  const declare = (entry: Record<string, unknown>, release = "1.5.0") =>
+    declareProviders(
+      specBindings(spec({ providers: { inference: [entry] } }, release)).providers,
+      dialect(release),
+    );
+  const shown = (problems: { path: string; detail: string }[]) =>
+    problems.map((p) => `${p.path}: ${p.detail}`);
+  const external = { provider: "remote::acme-echo", module: "acme_echo" };
+
+  const rows: { name: string; entry: Record<string, unknown>; problems: string[] }[] = [
+    // settings and secretRefs go as written: the config class is in the image
+    {
+      name: "settings and a secretRef by field name",
+      entry: {
+        ...external,
+        settings: { base_url: "http://e", prefix: "x" },
+        secretRefs: { api_key: { secretKeyRef: { name: "s", key: "k" } } },
+      },
+      problems: [],
+    },
+    // a literal secret is refused by its name, as there is no schema to say so
+    {
+      name: "a literal api_key in settings",
+      entry: { ...external, settings: { api_key: "sk-123" } },
+      problems: [
+        "spec.providers.inference[0].settings.api_key: api_key is a secret field and cannot take a literal value in settings; move it to secretRefs with a secretKeyRef",
+      ],
+    },
+    // endpoint and apiKey need a schema to find their field
+    {
+      name: "endpoint",
+      entry: { ...external, endpoint: "http://e" },
+      problems: [
+        "spec.providers.inference[0].endpoint: remote::acme-echo is an external provider, whose config class llsd-hook cannot see, so endpoint has no field to go to; set the field by name under settings (secretRefs for a secret)",
+      ],
+    },
+    // a built-in type with a module is the module's (the release loads it from there)
+    {
+      name: "a built-in type from a module",
+      entry: { provider: "remote::vllm", module: "my_vllm" },
+      problems: [],
+    },
+  ];
+  for (const row of rows)
+    it(row.name, () => {
+      expect(shown(declare(row.entry).problems)).to.deep.equal(row.problems);
+    });
+
+  it("is written with its module, beside the base's providers", () => {
+    const d = declare({ ...external, settings: { base_url: "http://e" } }, "0.7.3");
+    const out = withProviders(base("0.7.3"), d.declared);
+    const entry = doc(out)["providers"] as Record<string, { provider_type: string }[]>;
+    expect(entry["inference"]?.find((p) => p.provider_type === "remote::acme-echo")).to.deep.equal({
+      provider_id: "acme-echo",
+      provider_type: "remote::acme-echo",
+      module: "acme_echo",
+      config: { base_url: "http://e" },
+    });
+  });
+});

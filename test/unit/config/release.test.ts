@@ -81,6 +81,51 @@ describe("resolveDistribution", () => {
     });
   }
 
+  // A custom image: with baseConfig, the release it names (which must be supported); without, none.
+  const imageRows: {
+    name: string;
+    dist: { image: string; release?: string; baseConfig?: { configMapName: string; key: string } };
+    release?: string;
+    problem?: string;
+  }[] = [
+    { name: "an image with overrideConfig runs no release of ours", dist: { image: "i" } },
+    {
+      name: "an image with a base config runs the release it names",
+      dist: {
+        image: "i",
+        release: "0.7.3",
+        baseConfig: { configMapName: "b", key: "config.yaml" },
+      },
+      release: "0.7.3",
+    },
+    {
+      name: "an image with a base config of a release llsd-hook does not support",
+      dist: {
+        image: "i",
+        release: "0.5.0",
+        baseConfig: { configMapName: "b", key: "config.yaml" },
+      },
+      problem:
+        "UnsupportedRelease spec.distribution.release: Llama Stack 0.5.0 is not supported; name the release the image runs, one of 1.5.0, 1.4.1, 0.7.3, 0.6.1",
+    },
+  ];
+  for (const row of imageRows) {
+    it(row.name, () => {
+      const out = resolveDistribution(row.dist, catalog);
+      if (row.problem !== undefined) {
+        expect(
+          out.ok || out.problems.map((p) => `${p.reason} ${p.path}: ${p.detail}`),
+        ).to.deep.equal([row.problem]);
+        return;
+      }
+      expect(out.ok && out.value).to.deep.equal({
+        name: undefined,
+        release: row.release,
+        image: "i",
+      });
+    });
+  }
+
   it("an image override maps a distribution OGX publishes no image for", () => {
     const c = loadCatalog({
       imageOverrides: { "watsonx:1.4.1": "registry.example.com/watsonx:1.4.1" },

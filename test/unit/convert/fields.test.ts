@@ -537,7 +537,12 @@ const RICH_V1ALPHA2: JsonObject = {
   kind: "LlamaStackDistribution",
   metadata: METADATA,
   spec: {
-    distribution: { name: "starter", release: "1.5.0" },
+    // baseConfig goes with image, not name; the converter carries it either way.
+    distribution: {
+      name: "starter",
+      release: "1.5.0",
+      baseConfig: { configMapName: "acme-base", key: "config.yaml" },
+    },
     providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
     disabledProviders: ["code-scanner"],
     resources: { models: [{ name: "llama3.2-8b" }] },

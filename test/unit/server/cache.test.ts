@@ -276,6 +276,16 @@ describe("generationKey", () => {
     expect(key(spec)).not.to.equal(key(spec, { server: { tls_certfile: "/x" } }));
     expect(key(spec, { port: undefined })).to.equal(key(spec));
   });
+
+  it("reads a custom image's base config text, not only its ConfigMap's name", () => {
+    const spec = {
+      distribution: { image: "img", release: "1.5.0", baseConfig: { configMapName: "b" } },
+    };
+    const base = (text: string) => ({ base: { configMapName: "b", key: "config.yaml", text } });
+    expect(key(spec, base("apis: []\n"))).to.equal(key(spec, base("apis: []\n")));
+    expect(key(spec, base("apis: []\n"))).not.to.equal(key(spec, base("apis: [files]\n")));
+    expect(key(spec, base("apis: []\n"))).not.to.equal(key(spec));
+  });
 });
 
 describe("byteCache", () => {

@@ -1,0 +1,121 @@
+// A custom image's own config.yaml (spec.distribution.baseConfig, README
+// "Custom images"), checked the way a shipped base is before anything is
+// generated on it: it parses as YAML (1.1, as the server's PyYAML reads it),
+// it is a mapping whose typed sections the model can read (model.ts), it fits
+// the release's config schema, and its providers are types of the release
+// (or external ones, with a module).
+// Keys the schema does not declare are kept, as in the shipped bases: the
+// server ignores them. Pure: the ConfigMap's text comes in with the request.
+import { parse } from "yaml";
+import { msg } from "../messages.js";
+import { problem, Reason, type Problem, type Result } from "../problems.js";
+import type { ReleaseData } from "./catalog.js";
+import { dialectOf } from "./dialect.js";
+import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
+import { validateAgainstSchema } from "../lib/jsonschema.js";
+import { providerLists, toStackConfig, type StackConfig } from "./model.js";
+
+/** spec.distribution.baseConfig with the text of its key. */
+export interface CustomBase {
+  configMapName: string;
+  key: string;
+  text: string;
+}
+
+const PATH = "spec.distribution.baseConfig";
+/** Schema errors reported at most, each a problem of its own. */
+const MAX_SCHEMA_PROBLEMS = 8;
+
+function failed(problems: Problem[]): Result<StackConfig> {
+  return { ok: false, problems, warnings: [] };
+}
+
+/** The first line of a parser's message, without the colon that leads to its code excerpt. */
+function firstLine(message: string): string {
+  return (message.split("\n")[0] ?? message).replace(/:$/, "");
+}
+
+/** The text as a JSON document, or why it is not one. */
+function parseBase(base: CustomBase): { doc: JsonObject } | { problem: Problem } {
+  let doc: unknown;
+  try {
+    doc = parse(base.text, { version: "1.1", maxAliasCount: 100 });
+  } catch (cause) {
+    const why = cause instanceof Error ? firstLine(cause.message) : String(cause);
+    const detail = msg.baseConfigNotYaml(base.configMapName, base.key, why);
+    return { problem: problem(Reason.InvalidBaseConfig, PATH, detail) };
+  }
+  // YAML 1.1 timestamps and binaries become what the JSON the server sees would hold.
+  const json: unknown = isObject(doc) ? JSON.parse(JSON.stringify(doc)) : undefined;
+  if (isObject(json)) return { doc: json };
+  const detail = msg.baseConfigNotMapping(base.configMapName, base.key);
+  return { problem: problem(Reason.InvalidBaseConfig, PATH, detail) };
+}
+
+/** Errors of the release's config schema; undeclared keys are left to the server, which ignores them. */
+function schemaProblems(doc: JsonObject, base: CustomBase, release: ReleaseData): Problem[] {
+  return validateAgainstSchema(release.stackConfigSchema, doc)
+    .filter((e) => e.kind !== "unknown")
+    .slice(0, MAX_SCHEMA_PROBLEMS)
+    .map((e) =>
+      problem(
+        Reason.InvalidBaseConfig,
+        PATH,
+        msg.baseConfigSchema(
+          base.configMapName,
+          base.key,
+          release.release,
+          formatPath(e.path) || "the document",
+          e.message,
+        ),
+      ),
+    );
+}
+
+/** Every provider names an API and a provider type of the release. */
+function providerProblems(config: StackConfig, base: CustomBase, release: ReleaseData): Problem[] {
+  const { configMapName: cm, key } = base;
+  return providerLists(config).flatMap(([api, list]) => {
+    const types = own(release.providers, api);
+    if (types === undefined)
+      return [
+        problem(Reason.InvalidBaseConfig, PATH, msg.baseConfigApi(cm, key, api, release.release)),
+      ];
+    // An entry with a module is an external provider: the release loads its type from it.
+    return list.flatMap((p, i) =>
+      own(types, p.provider_type) === undefined && typeof p.rest["module"] !== "string"
+        ? [
+            problem(
+              Reason.InvalidBaseConfig,
+              PATH,
+              msg.baseConfigProviderType(
+                cm,
+                key,
+                `providers.${api}[${i}].provider_type`,
+                p.provider_type,
+                release.release,
+              ),
+            ),
+          ]
+        : [],
+    );
+  });
+}
+
+/** The custom base as a StackConfig of the release, or every problem found in it. */
+export function customBaseOf(base: CustomBase, release: ReleaseData): Result<StackConfig> {
+  const parsed = parseBase(base);
+  if ("problem" in parsed) return failed([parsed.problem]);
+  const schema = schemaProblems(parsed.doc, base, release);
+  if (schema.length > 0) return failed(schema);
+  let config: StackConfig;
+  try {
+    config = toStackConfig(parsed.doc, dialectOf(release));
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const detail = msg.baseConfigShape(base.configMapName, base.key, why);
+    return failed([problem(Reason.InvalidBaseConfig, PATH, detail)]);
+  }
+  const providers = providerProblems(config, base, release);
+  return providers.length > 0 ? failed(providers) : { ok: true, value: config, warnings: [] };
+}

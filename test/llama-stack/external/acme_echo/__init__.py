@@ -1,0 +1,1 @@
+"""acme-echo: an external inference provider for llsd-hook's tests."""

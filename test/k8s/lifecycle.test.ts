@@ -18,6 +18,7 @@ import { createApp } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";
+import { waitRolledOut as rolledOut } from "./pods.js";
 import { cluster } from "./setup.js";
 
 const NAME = "llama";
@@ -113,66 +114,7 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
       await kube().replace(API_VERSION, RESOURCE, { ...parent, spec: next });
     }
 
-    /** Plays the kubelet: every pod of the Deployment not yet ready becomes Running and Ready. */
-    async function markPodsReady(): Promise<number> {
-      const pods = await kube().list("v1", "pods", NS, "app.kubernetes.io/instance=" + NAME);
-      let marked = 0;
-      for (const pod of pods) {
-        const p = pod as KubeObject & {
-          status?: { phase?: string };
-          metadata: { deletionTimestamp?: string };
-        };
-        if (p.status?.phase === "Running" || p.metadata.deletionTimestamp !== undefined) continue;
-        const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-        await kube().replaceStatus("v1", "pods", {
-          ...p,
-          status: {
-            ...(p.status ?? {}),
-            phase: "Running",
-            startTime: now,
-            conditions: ["PodScheduled", "Initialized", "ContainersReady", "Ready"].map((type) => ({
-              type,
-              status: "True",
-              lastTransitionTime: now,
-            })),
-          },
-        });
-        marked++;
-      }
-      return marked;
-    }
-
-    /** Waits until the Deployment controller reports the current template rolled out and available. */
-    async function waitRolledOut(): Promise<void> {
-      await waitFor(
-        "the Deployment to roll out",
-        async () => {
-          await markPodsReady();
-          const d = (await kube().get("apps/v1", "deployments", NS, NAME)) as
-            | (KubeObject & {
-                spec: { replicas?: number };
-                status?: {
-                  observedGeneration?: number;
-                  replicas?: number;
-                  updatedReplicas?: number;
-                  availableReplicas?: number;
-                };
-              })
-            | undefined;
-          const s = d?.status;
-          const want = d?.spec.replicas ?? 1;
-          return s !== undefined &&
-            (s.observedGeneration ?? 0) >= (d?.metadata.generation ?? 1) &&
-            s.updatedReplicas === want &&
-            s.replicas === want &&
-            s.availableReplicas === want
-            ? true
-            : undefined;
-        },
-        90_000,
-        500,
-      );
-    }
+    const waitRolledOut = () => rolledOut(kube(), NS, NAME, "app.kubernetes.io/instance=" + NAME);
 
     before(async () => {
       const app = createApp({

@@ -1,7 +1,7 @@
 // The Deployment `<name>` that runs the server (README "Children and
 // rollouts"): one container, probed on /v1/health, non-root under Pod Security
 // `restricted`, rolled by the hashes of its config and referenced objects.
-import type { Deployment, DeploymentSpec } from "kubernetes-types/apps/v1.js";
+import type { Deployment, DeploymentSpec, DeploymentStrategy } from "kubernetes-types/apps/v1.js";
 import type {
   Affinity,
   Container,
@@ -45,6 +45,17 @@ import {
   labelsFor,
   selectorFor,
 } from "./labels.js";
+
+/**
+ * RollingUpdate with the API server's own defaults, written out: an apply
+ * removes only what it set itself, so a later switch to Recreate (a
+ * ReadWriteOnce volume added) must find rollingUpdate ours to remove, or the
+ * Deployment is invalid ("may not be specified when strategy type is
+ * 'Recreate'").
+ */
+function rollingUpdate(): DeploymentStrategy {
+  return { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } };
+}
 
 /** A fixed non-root identity; the data volume is group-writable through fsGroup. */
 const RUN_AS_USER = 1001;
@@ -272,7 +283,7 @@ export function buildDeployment(input: DeploymentInput): Child<Deployment> {
     spec: defined<DeploymentSpec>({
       replicas: input.replicas,
       selector: { matchLabels: selectorFor(input.llsd) },
-      strategy: input.recreate ? { type: "Recreate" } : { type: "RollingUpdate" },
+      strategy: input.recreate ? { type: "Recreate" } : rollingUpdate(),
       template: {
         metadata: {
           labels: { ...(input.podLabels ?? {}), ...labelsFor(input.llsd) },

@@ -237,7 +237,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
       `--authorization-kubeconfig=${kubeconfig}`,
       "--leader-elect=false",
       "--use-service-account-credentials=false",
-      "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,deployment-controller,replicaset-controller,disruption-controller",
+      "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,deployment-controller,replicaset-controller,disruption-controller,persistentvolume-protection-controller,persistentvolumeclaim-protection-controller",
       "--bind-address=127.0.0.1",
       `--secure-port=${cmPort}`,
       `--cert-dir=${join(dir, "cm-certs")}`,

@@ -281,6 +281,21 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
       expect(conditionOf(round.storedStatus, "Stalled")).to.equal(undefined);
     });
 
+    it("adding a ReadWriteOnce volume to the running server switches its rollouts to Recreate", async () => {
+      const running = spec("remote::vllm", "http://vllm-2.example:8000/v1") as object;
+      await setSpec({ ...running, workload: { storage: { size: "1Gi" } } });
+      await mc.reconcile(NS, NAME);
+      const d = await deployment();
+      // The API server defaulted rollingUpdate while the strategy was RollingUpdate;
+      // it must go, or the Deployment is invalid.
+      expect(d.spec?.strategy).to.deep.equal({ type: "Recreate" });
+      const claim = d.spec?.template.spec?.volumes?.find((v) => v.name === "data");
+      expect(claim?.persistentVolumeClaim?.claimName).to.equal(`${NAME}-pvc`);
+      await waitRolledOut();
+      const round = last(await mc.reconcile(NS, NAME));
+      expect((round.storedStatus as StoredStatus).phase).to.equal("Ready");
+    });
+
     it("deleting the parent lets the garbage collector remove every child", async () => {
       const parent = await kube().get(API_VERSION, RESOURCE, NS, NAME);
       expect(Object.keys(await snapshot()).length).to.be.greaterThan(3);

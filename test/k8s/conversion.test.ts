@@ -6,124 +6,28 @@
 // read at the other (the API server calls the hook), and a v1alpha1 object
 // comes back from storage with the spec it was created with.
 import { expect } from "chai";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import type { KubeObject } from "../../src/api/hook.js";
-import { CONVERSION_PATCH_FILE, CRD_FILE } from "../../src/api/crd-file.js";
+import { CRD_FILE } from "../../src/api/crd-file.js";
 import { freePort } from "../net.js";
 import { waitFor } from "./kube.js";
 import { cluster } from "./setup.js";
+import {
+  crdWithConversion,
+  makeCertificates,
+  putCrd,
+  root,
+  startHook,
+  type Crd,
+} from "./conversion-webhook.js";
 
-const root = join(import.meta.dirname, "..", "..");
 const NS = "llsd-convert";
 const RESOURCE = "llamastackdistributions";
-const CRD_API = "apiextensions.k8s.io/v1";
-const CRDS = "customresourcedefinitions";
 const V1 = "llamastack.io/v1alpha1";
 const V2 = "llamastack.io/v1alpha2";
-
-type Crd = KubeObject & { spec: Record<string, unknown> };
-
-function openssl(args: string[]): void {
-  execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
-}
-
-/** A CA and a serving certificate for 127.0.0.1, in `dir`. */
-function makeCertificates(dir: string): void {
-  const p = (f: string) => join(dir, f);
-  const days = ["-days", "1"];
-  openssl(
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      ...days,
-      "-subj",
-      "/CN=llsd-convert-ca",
-    ].concat(["-keyout", p("ca.key"), "-out", p("ca.crt")]),
-  );
-  openssl(
-    ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=llsd-hook"].concat([
-      "-keyout",
-      p("tls.key"),
-      "-out",
-      p("tls.csr"),
-    ]),
-  );
-  writeFileSync(p("tls.ext"), "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
-  openssl(
-    ["x509", "-req", "-in", p("tls.csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key")].concat([
-      "-CAcreateserial",
-      ...days,
-      "-extfile",
-      p("tls.ext"),
-      "-out",
-      p("tls.crt"),
-    ]),
-  );
-}
-
-/** The hook as it runs in a cluster (src/server/main.ts), over HTTPS, with a bearer token. */
-function startHook(
-  dir: string,
-  port: number,
-  metricsPort: number,
-): { proc: ChildProcess; log: () => string } {
-  writeFileSync(join(dir, "token"), "a-token-the-api-server-does-not-send\n");
-  let out = "";
-  const proc = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
-    cwd: root,
-    env: {
-      PATH: process.env["PATH"] ?? "",
-      PORT: String(port),
-      METRICS_PORT: String(metricsPort),
-      TLS_CERT_FILE: join(dir, "tls.crt"),
-      TLS_KEY_FILE: join(dir, "tls.key"),
-      HOOK_TOKEN_FILE: join(dir, "token"),
-    },
-  });
-  proc.stdout?.on("data", (b: Buffer) => (out += b.toString()));
-  proc.stderr?.on("data", (b: Buffer) => (out += b.toString()));
-  return { proc, log: () => out };
-}
-
-/** The base CRD plus the component's v1alpha1 version, converted by the hook at `url`. */
-function crdWithConversion(base: Crd, url: string, ca: Buffer): Crd {
-  const patch = parse(readFileSync(join(root, CONVERSION_PATCH_FILE), "utf8")) as {
-    path: string;
-    value: unknown;
-  }[];
-  const version = patch.find((op) => op.path === "/spec/versions/-")?.value;
-  const conversion = patch.find((op) => op.path === "/spec/conversion")?.value as {
-    webhook: { conversionReviewVersions: string[] };
-  };
-  return {
-    ...base,
-    spec: {
-      ...base.spec,
-      versions: [...(base.spec["versions"] as unknown[]), version],
-      conversion: {
-        strategy: "Webhook",
-        webhook: {
-          conversionReviewVersions: conversion.webhook.conversionReviewVersions,
-          clientConfig: { url, caBundle: ca.toString("base64") },
-        },
-      },
-    },
-  };
-}
-
-async function putCrd(spec: Record<string, unknown>): Promise<void> {
-  const kube = cluster().kube;
-  const base = parse(readFileSync(join(root, CRD_FILE), "utf8")) as Crd;
-  const current = (await kube.get(CRD_API, CRDS, undefined, base.metadata.name)) as Crd;
-  await kube.replace(CRD_API, CRDS, { ...current, spec });
-}
 
 const V1_SPEC = {
   replicas: 1,

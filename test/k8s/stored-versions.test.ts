@@ -155,7 +155,12 @@ async function dryRunCreate(namespace: string, spec: unknown) {
   return cluster().kube.create(
     V2,
     RESOURCE,
-    { apiVersion: V2, kind: "LlamaStackDistribution", metadata: { name: "probe", namespace }, spec },
+    {
+      apiVersion: V2,
+      kind: "LlamaStackDistribution",
+      metadata: { name: "probe", namespace },
+      spec,
+    },
     { dryRun: "All" },
   );
 }
@@ -213,12 +218,24 @@ describe("stored versions: scripts/migrate-stored-versions.sh on a real kube-api
 
   before(async () => {
     const kube = cluster().kube;
-    // Retried: right after the CRD is installed its storage may still be initializing (429).
-    const left = await waitFor("the CRD's objects to list", () => kube.list(V2, RESOURCE), 60_000);
-    if (left.length > 0)
+    // Deleting the CRD deletes its objects: wait for those of other tests to go (those in a
+    // namespace another test deleted go with it), and fail, naming them, if some stay.
+    // Retried too: right after the CRD is installed, its storage may still answer 429.
+    let left: KubeObject[] = [];
+    await waitFor(
+      "the other tests' LlamaStackDistributions to go",
+      async () => {
+        left = await kube.list(V2, RESOURCE);
+        return left.length === 0 ? true : undefined;
+      },
+      90_000,
+    ).catch((err: unknown) => {
+      const names = left.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).join(", ");
       throw new Error(
-        `the suite's CRD still holds ${left.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).join(", ")}: this test deletes the CRD, which would delete them; the test that made them must remove them`,
+        `the suite's CRD still holds ${names}: this test deletes the CRD, which would delete them; the test that made them must remove them`,
+        { cause: err },
       );
+    });
     dir = mkdtempSync(join(tmpdir(), "llsd-migrate-"));
     // Only our kubectl on PATH beside the system tools; a HOME of its own (no ~/.kube).
     mkdirSync(join(dir, "bin"));

@@ -15,6 +15,8 @@ import { freePort } from "../net.js";
 
 export interface ControlPlane {
   server: string;
+  /** etcd's client URL (plain HTTP on loopback), for tests that read what is stored. */
+  etcd: string;
   ca: Buffer;
   token: string;
   kubeconfig: string;
@@ -262,7 +264,18 @@ export async function startControlPlane(): Promise<ControlPlane> {
       "kube-apiserver": api.proc.pid ?? 0,
       "kube-controller-manager": cm.proc.pid ?? 0,
     };
-    return { server, ca, token, kubeconfig, dir, pids, timings, kube, stop };
+    return {
+      server,
+      etcd: `http://127.0.0.1:${etcdClient}`,
+      ca,
+      token,
+      kubeconfig,
+      dir,
+      pids,
+      timings,
+      kube,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -14,9 +14,9 @@ import { freePort } from "../net.js";
 import { waitFor } from "./kube.js";
 import { cluster } from "./setup.js";
 
-const root = join(import.meta.dirname, "..", "..");
-const CRD_API = "apiextensions.k8s.io/v1";
-const CRDS = "customresourcedefinitions";
+export const root = join(import.meta.dirname, "..", "..");
+export const CRD_API = "apiextensions.k8s.io/v1";
+export const CRDS = "customresourcedefinitions";
 export const V1 = "llamastack.io/v1alpha1";
 export const V2 = "llamastack.io/v1alpha2";
 export const RESOURCE = "llamastackdistributions";
@@ -28,7 +28,7 @@ function openssl(args: string[]): void {
 }
 
 /** A CA and a serving certificate for 127.0.0.1, in `dir`. */
-function makeCertificates(dir: string): void {
+export function makeCertificates(dir: string): void {
   const p = (f: string) => join(dir, f);
   const days = ["-days", "1"];
   openssl(
@@ -65,7 +65,7 @@ function makeCertificates(dir: string): void {
 }
 
 /** The hook as it runs in a cluster (src/server/main.ts), over HTTPS, with a bearer token. */
-function startHook(
+export function startHook(
   dir: string,
   port: number,
   metricsPort: number,
@@ -89,7 +89,7 @@ function startHook(
 }
 
 /** The base CRD plus the component's v1alpha1 version, converted by the hook at `url`. */
-function crdWithConversion(base: Crd, url: string, ca: Buffer): Crd {
+export function crdWithConversion(base: Crd, url: string, ca: Buffer): Crd {
   const patch = parse(readFileSync(join(root, CONVERSION_PATCH_FILE), "utf8")) as {
     path: string;
     value: unknown;
@@ -114,7 +114,7 @@ function crdWithConversion(base: Crd, url: string, ca: Buffer): Crd {
   };
 }
 
-async function putCrd(spec: Record<string, unknown>): Promise<void> {
+export async function putCrd(spec: Record<string, unknown>): Promise<void> {
   const kube = cluster().kube;
   const base = parse(readFileSync(join(root, CRD_FILE), "utf8")) as Crd;
   const current = (await kube.get(CRD_API, CRDS, undefined, base.metadata.name)) as Crd;

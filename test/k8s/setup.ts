@@ -20,7 +20,8 @@ export function cluster(): ControlPlane {
   return current;
 }
 
-async function installCrd(cp: ControlPlane): Promise<void> {
+/** Applies the generated CRD as the suite installs it, and waits until it is established. */
+export async function installCrd(cp: ControlPlane): Promise<void> {
   const crd = parse(
     readFileSync(join(import.meta.dirname, "..", "..", CRD_FILE), "utf8"),
   ) as KubeObject;

@@ -4,7 +4,9 @@
 // (once, cached by a marker), starts the server on a free port with HOME, TMPDIR
 // and the data directories in a temp dir, waits for GET /v1/health, fetches GET
 // /v1/models, and always stops the process group and removes the temp dir, also
-// on failure (printing the server's log tail). ogx is started without
+// on failure (printing the server's log tail). An external provider's module
+// (an entry's `module:`) is never installed: it comes from the caller's
+// PYTHONPATH in `env`, as from the image. ogx is started without
 // --insecure: a config without TLS must carry `server.insecure: true` (1.2+).
 // A start counts only when /v1/health answers: ogx 1.4+ exits 0 when startup
 // fails, so the exit code says nothing.
@@ -49,6 +51,11 @@ export interface BootedStack {
   workDir: string;
   stop(): Promise<void>;
   logs(): string;
+}
+
+/** What bootLlamaStack throws: the message has the log's tail, serverLog all of it. */
+export interface BootFailure extends Error {
+  serverLog: string;
 }
 
 interface DepsResult {
@@ -120,7 +127,10 @@ async function ensureProviderDeps(
     }
     required.push(...words);
   }
-  const unique = [...new Set(required)].sort();
+  // An external provider's module (list-deps prints it as a requirement) is the
+  // image's business, not the venv's: the caller puts it on PYTHONPATH.
+  const external = externalModules(configYaml);
+  const unique = [...new Set(required)].filter((r) => !external.has(r)).sort();
   const missing = await missingRequirements(venv, unique, env);
   if (missing.length > 0) {
     // Constrained by the release's lock: what the validator runs against stays as pinned.
@@ -166,6 +176,21 @@ function depsBasis(configYaml: string): string {
     types: [...new Set(types)].sort(),
     externalApisDir: doc["external_apis_dir"] ?? null,
   });
+}
+
+/** The `module:` of every provider entry, as written (list-deps prints them so). */
+function externalModules(configYaml: string): Set<string> {
+  const doc: unknown = parse(configYaml);
+  const providers = isRecord(doc) && isRecord(doc["providers"]) ? doc["providers"] : {};
+  return new Set(
+    Object.values(providers).flatMap((list) =>
+      Array.isArray(list)
+        ? list.flatMap((p: unknown) =>
+            isRecord(p) && typeof p["module"] === "string" ? [p["module"]] : [],
+          )
+        : [],
+    ),
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -301,12 +326,13 @@ export async function bootLlamaStack(options: BootOptions): Promise<BootedStack>
     }
     const message = cause instanceof Error ? cause.message : String(cause);
     const what = cli === "ogx" ? "ogx" : "llama-stack";
-    throw new Error(
-      `booting ${what} ${release} failed: ${message}\n--- server log tail ---\n${text}`,
-      {
+    const failure: BootFailure = Object.assign(
+      new Error(`booting ${what} ${release} failed: ${message}\n--- server log tail ---\n${text}`, {
         cause,
-      },
+      }),
+      { serverLog: logs() },
     );
+    throw failure;
   }
 }
 

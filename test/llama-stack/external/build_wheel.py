@@ -3,10 +3,11 @@ standard library only: the release venvs have pip but no build backend, and
 the tests run offline. Usage: build_wheel.py <out dir>; prints the wheel's path.
 
 acme-echo is a tiny external provider (remote::acme-echo for the inference
-API). test/llama-stack/external.ts pip-installs the wheel into a temporary
-directory at test time, and the validator imports it through the release's own
-loader (a provider entry with `module: acme_echo`). It is never part of the
-hook's build or image.
+API) that forwards chat completions to its service and puts its prefix before
+the answer. test/llama-stack/external.ts pip-installs the wheel into a temporary
+directory at test time; the validator imports it through the release's own
+loader (a provider entry with `module: acme_echo`) and external-boot.test.ts
+serves it from real servers. It is never part of the hook's build or image.
 """
 
 import base64

@@ -11,12 +11,9 @@ def get_provider_spec() -> RemoteProviderSpec:
         api=Api.inference,
         adapter_type="acme-echo",
         provider_type="remote::acme-echo",
+        # The module whose get_adapter_impl the release calls at startup.
         module="acme_echo",
         config_class="acme_echo.config.AcmeEchoConfig",
         pip_packages=[],
-        description="Echoes the prompt (llsd-hook tests).",
+        description="Forwards chat completions to its echo service and puts its prefix before the answer (llsd-hook tests).",
     )
-
-
-async def get_adapter_impl(config, _deps):  # noqa: ANN001 - the release's signature
-    raise NotImplementedError("acme-echo is validated, never served, in llsd-hook's tests")

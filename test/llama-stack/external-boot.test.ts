@@ -15,9 +15,9 @@
 // assertions; the negative boot runs on the newest of each line (1.5.0, 0.7.3).
 // Needs no Kubernetes: runs without test/k8s/setup.ts.
 import { expect } from "chai";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parse } from "yaml";
 import { SyncRequest } from "../../src/api/hook.js";
 import { sync } from "../../src/sync.js";
@@ -25,6 +25,7 @@ import { configOf, containerEnv, syncContext } from "../golden/harness.js";
 import { bootLlamaStack, type BootedStack, type BootFailure } from "./boot.js";
 import { installExternalProviders } from "./external.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
+import { runValidator } from "./validator.js";
 
 const RELEASES = ["1.5.0", "0.7.3", "1.4.1", "0.6.1"];
 /** Where the negative boot runs: the newest of each line (ogx, llama-stack). */
@@ -210,6 +211,44 @@ describe("an external provider (module:) on real servers", function () {
         expect(posted[0]?.headers["authorization"]).to.equal(`Bearer ${KEY}`);
         expect(posted[0]?.body).to.deep.include({ model: MODEL });
       });
+
+      // What a server does at startup with a spec whose module lacks the
+      // entry point, the validator finds before: acme_noimpl's spec is
+      // acme_echo's, naming a module without get_adapter_impl.
+      if (NEGATIVE.includes(release))
+        it("the validator refuses a spec whose module has no get_adapter_impl", async () => {
+          const broken = join(workDir, `noimpl-${release}`, "acme_noimpl");
+          mkdirSync(broken, { recursive: true });
+          writeFileSync(join(broken, "__init__.py"), "");
+          writeFileSync(
+            join(broken, "provider.py"),
+            [
+              "from acme_echo.provider import get_provider_spec as echo_spec",
+              "",
+              "def get_provider_spec():",
+              '    return echo_spec().model_copy(update={"module": "acme_noimpl"})',
+              "",
+            ].join("\n"),
+          );
+          const configYaml = generated.configYaml.replace(
+            "module: acme_echo",
+            "module: acme_noimpl",
+          );
+          expect(configYaml).to.include("module: acme_noimpl");
+          const pythonPath = `${installExternalProviders(release, workDir)}:${dirname(broken)}`;
+          const run = await runValidator(
+            release,
+            [{ name: "noimpl", configYaml, env: generated.env }],
+            { pythonPath },
+          );
+          const findings = run.results.get("noimpl")?.findings ?? [];
+          const missing = findings.filter((f) => f.code === "external-provider-unavailable");
+          expect(missing, JSON.stringify(findings)).to.have.length(1);
+          expect(missing[0]?.path).to.match(/^providers\.inference\[\d+\]\.module$/);
+          expect(missing[0]?.message)
+            .to.include("module acme_noimpl")
+            .and.include("no get_adapter_impl()");
+        });
 
       // The loader is the same code within a line: one release of each line is enough.
       if (NEGATIVE.includes(release))

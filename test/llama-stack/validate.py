@@ -36,8 +36,9 @@ Finding codes (stable identifiers):
   unknown-provider-type      provider_type not in the release's registry for that API
   external-provider-unavailable
                              a provider entry's `module` cannot be loaded the way the release
-                             loads it (<module>.provider.get_provider_spec), or has no spec
-                             for its provider_type
+                             loads it (<module>.provider.get_provider_spec), has no spec for
+                             its provider_type, or the module the spec names has no
+                             get_adapter_impl (remote) / get_provider_impl (inline)
   provider-deprecated        the registry marks the provider type with a deprecation error
   provider-config-invalid    the provider's config class rejects its config
   provider-id-duplicate      two enabled providers of one API share a provider_id
@@ -724,6 +725,20 @@ def external_spec(findings: Findings, api: str, ptype: str, module: str, path: s
     spec = registry[Api(api)].get(ptype)
     if spec is None:
         findings.add("external-provider-unavailable", path, f"module {module} has no provider spec for {ptype}")
+        return None
+    # At startup the release imports the module the spec names and calls this on it.
+    entry = "get_adapter_impl" if isinstance(spec, RemoteProviderSpec) else "get_provider_impl"
+    try:
+        impl = importlib.import_module(spec.module)
+    except Exception as e:
+        findings.add("external-provider-unavailable", path, f"{type(e).__name__} importing {spec.module}: {e}")
+        return spec
+    if not callable(getattr(impl, entry, None)):
+        findings.add(
+            "external-provider-unavailable",
+            path,
+            f"module {spec.module} (named by the spec of {ptype}) has no {entry}(): the server cannot start it",
+        )
     return spec
 
 

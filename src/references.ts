@@ -18,6 +18,11 @@ export interface Reference {
   path: string;
   /** Where a missing key is reported, when the spec names the key in a field of its own. */
   keyPath?: string;
+  /**
+   * Named by no field: the default spec.auth.kubernetes falls back to (the
+   * namespace's kube-root-ca.crt), so a missing one is not a name to fix.
+   */
+  kubeRootCa?: true;
 }
 
 /** Keys storage.<kind>.secretName must have. */
@@ -119,9 +124,11 @@ function authReferences(spec: Spec): Reference[] {
   const ca = authCaOf(spec.auth);
   if (ca === undefined) return [];
   const kind = spec.auth?.kubernetes !== undefined ? "kubernetes" : "oauth2";
-  const named = spec.auth?.[kind]?.caBundle !== undefined;
-  const path = `spec.auth.${kind}${named ? ".caBundle.configMapName" : ""}`;
-  return [{ kind: "ConfigMap", name: ca.configMapName, keys: [ca.key], path }];
+  const ref: Reference = { kind: "ConfigMap", name: ca.configMapName, keys: [ca.key], path: "" };
+  if (spec.auth?.[kind]?.caBundle === undefined)
+    return [{ ...ref, path: `spec.auth.${kind}`, kubeRootCa: true }];
+  const at = `spec.auth.${kind}.caBundle`;
+  return [{ ...ref, path: `${at}.configMapName`, keyPath: `${at}.key` }];
 }
 
 /** Secrets and ConfigMaps the pod itself uses through workload.overrides (optional ones excepted). */

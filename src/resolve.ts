@@ -2,7 +2,6 @@
 // once, into what should run (`Desired`) and the checks the status reports.
 // Every later stage reads these facts; none works them out again.
 import type { KubeObject } from "./api/hook.js";
-import { KUBE_ROOT_CA } from "./api/auth.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
 import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./api/workload.js";
@@ -303,9 +302,8 @@ function keysOf(obj: KubeObject): Set<string> {
 function missingObject(ref: Reference, namespace: string): Problem {
   if (ref.kind === "Secret")
     return problem(Reason.SecretNotFound, ref.path, msg.secretNotFound(ref.name, namespace));
-  // spec.auth.kubernetes's default CA: nobody named it, so "fix the name" would not help.
   const detail =
-    ref.path === "spec.auth.kubernetes" && ref.name === KUBE_ROOT_CA.configMapName
+    ref.kubeRootCa === true
       ? msg.kubeRootCaNotFound(ref.name, namespace)
       : msg.configMapNotFound(ref.name, namespace);
   return problem(Reason.ConfigMapNotFound, ref.path, detail);

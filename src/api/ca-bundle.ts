@@ -2,8 +2,8 @@
 // shape spec.trust.caBundle and spec.auth.<kind>.caBundle share, so both read
 // the same way (configMapName, like spec.overrideConfig; key with a default).
 import { z } from "zod";
+import { DNS1123_SUBDOMAIN } from "./names.js";
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
 
 export interface CaBundle {

@@ -9,6 +9,7 @@ import { Monitoring } from "./monitoring.js";
 import { Trust } from "./trust.js";
 import { DEFAULT_PORT, Networking, Workload } from "./workload.js";
 import { Status } from "./status.js";
+import { DNS1123_SUBDOMAIN } from "./names.js";
 
 export const GROUP = "llamastack.io";
 export const VERSION = "v1alpha2";
@@ -30,7 +31,6 @@ const LIMITS = {
   url: 2048,
 } as const;
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 const PROVIDER_ID = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
 const CONFIG_FIELD = /^[a-z][a-z0-9_]*$/;

@@ -12,11 +12,11 @@ import type {
 import { z } from "zod";
 import { k8sType } from "./k8s.js";
 import { rule, withRules } from "./rules.js";
+import { DNS1123_SUBDOMAIN } from "./names.js";
 
 export const DEFAULT_PORT = 8321;
 export const DEFAULT_DATA_DIR = "/.llama";
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_KEY =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const QUANTITY =

@@ -1,0 +1,6 @@
+// Kubernetes' name patterns (apimachinery's validation), for the fields that
+// name an object.
+
+/** A DNS-1123 subdomain: the name of a Secret, ConfigMap, ServiceAccount, IngressClass... */
+export const DNS1123_SUBDOMAIN =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

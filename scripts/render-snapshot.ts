@@ -8,8 +8,8 @@
 //   - esbuild bundles src/cli/snapshot.ts into one CommonJS file (a
 //     snapshot's entry cannot load modules), without comments: the source text
 //     stays in the heap, and one non-ASCII comment makes all of it two bytes a
-//     character. `node --build-snapshot` runs it (warm-up renders and all) and
-//     writes the heap.
+//     character; and without zod's locales. `node --build-snapshot` runs it
+//     (warm-up renders and all) and writes the heap.
 // A blob runs only on the Node.js that built it (hence the name): the build
 // writes dist/cli/render-snapshot.stamp, that node binary's path and the blob's
 // name, and bin/llsd-hook uses the blob only when the node on PATH is that
@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { writeJsonCatalog } from "../src/edge/load-catalog.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -28,6 +28,23 @@ const bundle = join(outDir, "render-snapshot.cjs");
 const blob = join(outDir, `render-${process.version}-${process.arch}.blob`);
 /** What bin/llsd-hook reads: the node binary that built the blob, and the blob. */
 const stamp = join(outDir, "render-snapshot.stamp");
+
+/**
+ * zod's namespace exports every locale (`z.locales`, 300 KB of source and a
+ * thousand objects in the heap), which a bundler cannot drop from `z`; the
+ * messages use English only (classic/schemas.js imports locales/en.js itself).
+ */
+const withoutZodLocales: Plugin = {
+  name: "without-zod-locales",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[/\\]zod[/\\]v4[/\\](classic|core)[/\\]/.test(args.importer)
+        ? { path: "zod-locales", namespace: "empty" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "export {};" }));
+  },
+};
 
 mkdirSync(outDir, { recursive: true });
 for (const old of readdirSync(outDir).filter((f) => /^render-.*\.blob$/.test(f)))
@@ -43,6 +60,7 @@ await build({
   target: `node${process.versions.node.split(".")[0]}`,
   outfile: bundle,
   minifyWhitespace: true,
+  plugins: [withoutZodLocales],
   // load-catalog.ts finds configs/ from its own URL; the snapshot is given its JSON catalog instead.
   define: { "import.meta.url": JSON.stringify("file:///llsd-hook/dist/edge/load-catalog.js") },
   logLevel: "warning",

@@ -6,7 +6,11 @@
 //   - `llsd-hook render` reads one resource's release and distribution only
 //     (`{ lazy: true }`): the index files now, a release's registry.json and a
 //     distribution's config.yaml when the core first reads them. Parsing all
-//     base configs took most of a render's 0.5–0.7 s.
+//     base configs took most of a render's 0.5–0.7 s;
+//   - the CLI's startup snapshot reads the same way from the JSON catalog the
+//     build derives from configs/ (`writeJsonCatalog`, then `{ json: true }`):
+//     base configs as config.json, since a YAML parse in a process that just
+//     started costs several times the native JSON.parse.
 import {
   copyFileSync,
   existsSync,

@@ -608,7 +608,7 @@ function benchProcess(runs = 10): void {
         "comparison (161–232 ms of it loading all 14 base configs). Node.js reads",
         `NODE_EXTRA_CA_CERTS at every start: ${process.env["NODE_EXTRA_CA_CERTS"] === undefined ? "unset here" : "set here, which adds to every row but the snapshot's"}`,
         "(bin/llsd-hook drops it for render, which opens no connection). Run npm run build first:",
-        "the snapshot is dist/cli/render-<node version>-<arch>.blob.",
+        "the snapshot is dist/cli/render-<node version>-<arch>.blob, its catalog dist/cli/render-catalog/.",
       ],
     );
   } finally {

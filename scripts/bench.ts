@@ -14,6 +14,7 @@
 //      a new spec each request;
 //   5. the whole process: `node dist/cli/main.js render <file>`, per shape;
 //   6. memory of the hook process (scripts/bench-memory.ts).
+// `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -607,7 +608,7 @@ function benchProcess(runs = 10): void {
         "comparison (161–232 ms of it loading all 14 base configs). Node.js reads",
         `NODE_EXTRA_CA_CERTS at every start: ${process.env["NODE_EXTRA_CA_CERTS"] === undefined ? "unset here" : "set here, which adds to every row but the snapshot's"}`,
         "(bin/llsd-hook drops it for render, which opens no connection). Run npm run build first:",
-        "the snapshot is dist/cli/render-<node version>-<arch>.blob.",
+        "the snapshot is dist/cli/render-<node version>-<arch>.blob, its catalog dist/cli/render-catalog/.",
       ],
     );
   } finally {
@@ -620,13 +621,16 @@ function benchProcess(runs = 10): void {
 console.log(
   "npm run bench: figures, not assertions. Rows of one table are measured in one run, side by side.",
 );
+// `npm run bench -- 5 6` runs only those sections; no argument, all of them.
+const only = new Set(process.argv.slice(2));
+const wanted = (section: number) => only.size === 0 || only.has(String(section));
 buildDist();
-benchGoShapes();
-benchModels();
-benchGeneration();
-await benchHttp();
-benchProcess();
-await benchMemory({ build: false });
+if (wanted(1)) benchGoShapes();
+if (wanted(2)) benchModels();
+if (wanted(3)) benchGeneration();
+if (wanted(4)) await benchHttp();
+if (wanted(5)) benchProcess();
+if (wanted(6)) await benchMemory({ build: false });
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

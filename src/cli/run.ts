@@ -2,7 +2,7 @@
 // (loads the catalog it needs) and the startup snapshot (src/cli/snapshot.ts,
 // catalog already parsed). Reads the file, prints the result, returns the exit
 // code; never throws.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeSync } from "node:fs";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
 import { render } from "./render.js";
@@ -14,22 +14,48 @@ multi-document YAML on stdout, and the status it would report on stderr.
 Referenced Secrets and ConfigMaps are assumed to exist. Exit code 1 when the
 status phase is Failed.`;
 
+/** Descriptors handed to their stream: later text goes there too, after what it holds. */
+const streamed = new Set<1 | 2>();
+
+/**
+ * Writes `text` to stdout (1) or stderr (2) at once, as process.stdout and
+ * process.stderr do on Linux, without building the stream (a pipe's costs a
+ * few ms of a render's start). A descriptor that would block (EAGAIN) hands
+ * the rest, and all later text, to the stream, which waits for it.
+ */
+function write(fd: 1 | 2, text: string): void {
+  const stream = () => (fd === 1 ? process.stdout : process.stderr);
+  if (streamed.has(fd)) {
+    stream().write(text);
+    return;
+  }
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += writeSync(fd, bytes, done);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+    streamed.add(fd);
+    stream().write(bytes.subarray(done));
+  }
+}
+
 function run(argv: readonly string[], catalogOf: () => Catalog): number {
   const [command, file] = argv;
   if (command === "--help" || command === "-h") {
-    process.stdout.write(`${USAGE}\n`);
+    write(1, `${USAGE}\n`);
     return 0;
   }
   if (command !== "render" || file === undefined) {
-    process.stderr.write(`${USAGE}\n`);
+    write(2, `${USAGE}\n`);
     return 2;
   }
   const text = readFileSync(file === "-" ? 0 : file, "utf8");
   const out = render(text, file, { catalog: catalogOf(), generate: generateConfig }, new Date());
-  for (const note of out.notes) process.stderr.write(`${note}\n`);
-  process.stdout.write(out.children);
-  process.stderr.write(out.status);
-  for (const problem of out.problems) process.stderr.write(`error: ${problem}\n`);
+  for (const note of out.notes) write(2, `${note}\n`);
+  write(1, out.children);
+  write(2, out.status);
+  for (const problem of out.problems) write(2, `error: ${problem}\n`);
   return out.failed ? 1 : 0;
 }
 

@@ -1,32 +1,42 @@
-// The entry of the CLI's V8 startup snapshot (scripts/render-snapshot.mjs
-// bundles it and runs `node --build-snapshot` on it). At build time it loads
-// the whole catalog and renders one resource, so that a started snapshot has
-// every module evaluated, the catalog parsed and the schemas built: `render`
-// then costs the process start and the resource's own work. bin/llsd-hook
-// starts it for `render` when IMAGE_OVERRIDES_FILE is unset (overrides are
-// read at run time, so those runs take dist/cli/main.js).
+// The entry of the CLI's V8 startup snapshot (scripts/render-snapshot.ts
+// bundles it and runs `node --build-snapshot` on it). At build time it renders
+// a few resources (src/cli/warm-up.ts), so that a started snapshot has every
+// module evaluated, the schemas built and the functions a render runs
+// compiled. The catalog stays out of the heap — every byte of the heap is
+// deserialized at every start, and the whole parsed catalog cost more than
+// reading one release: a render reads the release and distribution it names
+// from the JSON catalog written beside the blob (render-catalog/, base configs
+// as JSON, which the native JSON.parse reads far faster than a YAML parse in
+// the interpreter). bin/llsd-hook starts it for `render` when
+// IMAGE_OVERRIDES_FILE is unset (overrides are read at run time, so those runs
+// take dist/cli/main.js).
 import v8 from "node:v8";
+import { dirname, join, resolve } from "node:path";
 import { generateConfig } from "../config/generate.js";
 import { loadCatalog } from "../edge/load-catalog.js";
 import { render } from "./render.js";
 import { runCli } from "./run.js";
+import { WARM_UPS } from "./warm-up.js";
 
-const WARM_UP = `apiVersion: llamastack.io/v1alpha2
-kind: LlamaStackDistribution
-metadata: {name: warm-up, namespace: default}
-spec:
-  distribution: {name: starter}
-  providers:
-    inference: [{provider: vllm, endpoint: "http://vllm:8000/v1"}]
-`;
+/**
+ * The JSON catalog beside the blob this process was started from (or is
+ * building): `--snapshot-blob <file>` is in process.execArgv either way.
+ */
+function catalogDir(execArgv: readonly string[]): string {
+  const at = execArgv.findIndex((a) => a === "--snapshot-blob" || a.startsWith("--snapshot-blob="));
+  const arg = execArgv[at] ?? "";
+  const blob = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : execArgv[at + 1];
+  if (at < 0 || blob === undefined) throw new Error("started without --snapshot-blob <file>");
+  return join(dirname(resolve(blob)), "render-catalog");
+}
 
-const configsDir = process.env["LLSD_CONFIGS_DIR"];
-if (configsDir === undefined)
-  throw new Error("LLSD_CONFIGS_DIR: the configs/ to build the snapshot from");
-const catalog = loadCatalog({ configsDir });
-render(WARM_UP, "warm-up.yaml", { catalog, generate: generateConfig }, new Date(0));
+const readCatalog = () =>
+  loadCatalog({ configsDir: catalogDir(process.execArgv), lazy: true, json: true });
+
+for (const text of WARM_UPS)
+  render(text, "warm-up.yaml", { catalog: readCatalog(), generate: generateConfig }, new Date(0));
 
 // A started snapshot's argv is [node, ...arguments]: no script path.
 v8.startupSnapshot.setDeserializeMainFunction(() => {
-  process.exitCode = runCli(process.argv.slice(1), () => catalog);
+  process.exitCode = runCli(process.argv.slice(1), readCatalog);
 });

@@ -6,10 +6,22 @@
 //   - `llsd-hook render` reads one resource's release and distribution only
 //     (`{ lazy: true }`): the index files now, a release's registry.json and a
 //     distribution's config.yaml when the core first reads them. Parsing all
-//     base configs took most of a render's 0.5–0.7 s.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+//     base configs took most of a render's 0.5–0.7 s;
+//   - the CLI's startup snapshot reads the same way from the JSON catalog the
+//     build derives from configs/ (`writeJsonCatalog`, then `{ json: true }`):
+//     base configs as config.json, since a YAML parse in a process that just
+//     started costs several times the native JSON.parse.
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { parse } from "yaml";
 import type { Catalog, ImagePin, ReleaseData } from "../config/catalog.js";
 import { isObject, type JsonObject } from "../lib/json.js";
@@ -29,6 +41,12 @@ export interface CatalogOptions {
   imageOverrides?: Record<string, string>;
   /** Read a release's registry and a distribution's config.yaml on first use (the CLI). */
   lazy?: boolean;
+  /**
+   * Base configs are `config.json`, not `config.yaml`: the JSON catalog that
+   * scripts/render-snapshot.ts derives for the CLI's snapshot (JSON.parse is
+   * native; a YAML parse runs in the interpreter).
+   */
+  json?: boolean;
 }
 
 /** Where a configs/ file is, said the way the README names it. */
@@ -55,9 +73,11 @@ function readJson<T>(dir: string, ...parts: string[]): T {
   }
 }
 
-function readBaseConfig(dir: string, release: string, name: string): JsonObject {
-  const parts = [release, "distributions", name, "config.yaml"];
-  const doc: unknown = parse(readText(dir, ...parts), { version: "1.1" });
+function readBaseConfig(dir: string, release: string, name: string, json: boolean): JsonObject {
+  const parts = [release, "distributions", name, json ? "config.json" : "config.yaml"];
+  const doc: unknown = json
+    ? readJson<unknown>(dir, ...parts)
+    : parse(readText(dir, ...parts), { version: "1.1" });
   if (!isObject(doc)) throw new Error(`${shown(dir, ...parts)} is not a mapping: ${REMEDY}`);
   return doc;
 }
@@ -87,11 +107,13 @@ function define<T>(obj: Record<string, T>, key: string, load: () => T, lazy: boo
   });
 }
 
-function loadRelease(dir: string, release: string, names: string[], lazy: boolean): ReleaseData {
+type Reading = Required<Pick<CatalogOptions, "lazy" | "json">>;
+
+function loadRelease(dir: string, release: string, names: string[], how: Reading): ReleaseData {
   const registry = readJson<Omit<ReleaseData, "baseConfigs">>(dir, release, "registry.json");
   const baseConfigs: Record<string, JsonObject> = {};
   for (const name of names)
-    define(baseConfigs, name, () => readBaseConfig(dir, release, name), lazy);
+    define(baseConfigs, name, () => readBaseConfig(dir, release, name, how.json), how.lazy);
   return {
     release,
     apis: registry.apis,
@@ -132,14 +154,14 @@ export function parseImageOverrides(text: string, source: string): Record<string
 
 export function loadCatalog(options: CatalogOptions = {}): Catalog {
   const dir = options.configsDir ?? DEFAULT_CONFIGS_DIR;
-  const lazy = options.lazy === true;
+  const how: Reading = { lazy: options.lazy === true, json: options.json === true };
   const { releases } = readJson<{ releases: string[] }>(dir, "releases.json");
   const names: Record<string, string[]> = {};
   const byRelease: Record<string, ReleaseData> = {};
   for (const release of releases) {
     const shipped = distributionNames(dir, release);
     names[release] = shipped;
-    define(byRelease, release, () => loadRelease(dir, release, shipped, lazy), lazy);
+    define(byRelease, release, () => loadRelease(dir, release, shipped, how), how.lazy);
   }
   const { distributions } = readJson<{
     distributions: Record<string, Record<string, { image: string | null; retired?: string }>>;
@@ -165,6 +187,38 @@ export function loadCatalog(options: CatalogOptions = {}): Catalog {
     if (Object.keys(pins).length > 0) images[name] = pins;
   }
   return { releases, byRelease, images };
+}
+
+/** Writes `value` as compact JSON, which must read back as the same value. */
+function writeJson(file: string, value: unknown, source: string): void {
+  const json = JSON.stringify(value);
+  // JSON holds what a YAML mapping of plain scalars does; a config.yaml holding more stops here.
+  if (!isDeepStrictEqual(JSON.parse(json), value))
+    throw new Error(`${source}: holds a value JSON cannot carry`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, json);
+}
+
+/**
+ * Writes the catalog in `configsDir` to `to` as the CLI's snapshot reads it
+ * (`json: true`): the same index files, the registries without their
+ * indentation, each base config as config.json. The catalog is read whole
+ * first, so a broken configs/ stops here.
+ */
+export function writeJsonCatalog(configsDir: string, to: string): void {
+  const catalog = loadCatalog({ configsDir });
+  for (const file of ["releases.json", "distributions.json"]) {
+    mkdirSync(to, { recursive: true });
+    copyFileSync(join(configsDir, file), join(to, file));
+  }
+  for (const release of catalog.releases) {
+    const registry = join(release, "registry.json");
+    writeJson(join(to, registry), readJson(configsDir, registry), shown(configsDir, registry));
+    for (const [name, doc] of Object.entries(catalog.byRelease[release]?.baseConfigs ?? {})) {
+      const base = join(release, "distributions", name);
+      writeJson(join(to, base, "config.json"), doc, shown(configsDir, base, "config.yaml"));
+    }
+  }
 }
 
 /** Reads IMAGE_OVERRIDES_FILE, if the variable is set. */

@@ -1,26 +1,49 @@
 // The CLI's startup snapshot (scripts/render-snapshot.ts, bin/llsd-hook):
 // built the way `npm run build` builds it, into a copy of the package's file
 // set, it must answer exactly what dist/cli/main.js answers — same stdout, same
-// stderr (timestamps aside), same exit code — and the launcher must fall back
-// to main.js when the snapshot cannot serve (no blob, IMAGE_OVERRIDES_FILE).
+// stderr (timestamps aside), same exit code — for resources of every release
+// and of several distributions (each read from the JSON catalog on first use),
+// and the launcher must fall back to main.js when the snapshot cannot serve
+// (no blob, a blob built by another node binary, NODE_OPTIONS,
+// IMAGE_OVERRIDES_FILE).
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { loadCases } from "../golden/harness.js";
 import { root } from "./tools.js";
 
-/** One case of each kind: the releases, TLS, storage, an invalid spec, a generation error. */
+/**
+ * One case of each kind: every release, distributions other than starter, TLS,
+ * storage, embedded Kubernetes types, an invalid spec, a generation error, a
+ * release or distribution the catalog does not have.
+ */
 const CASES = [
   "n-1-starter-vllm",
   "ogx-1.4.1-starter-vllm-key-model",
   "ogx-us1-2-provider-and-postgres-storage",
+  "ogx-nvidia-no-published-image",
+  "postgres-demo-provider",
   "net-tls-https-probes",
   "trust-ca-bundle-1.5.0",
+  "wl-overrides",
   "edge-unknown-provider-type",
   "edge-invalid-combination",
+  "edge-unsupported-release",
+  "edge-distribution-named-constructor",
 ];
 
 interface Run {
@@ -82,8 +105,21 @@ describe("render from the startup snapshot (bin/llsd-hook)", function () {
       encoding: "utf8",
     });
 
-  it("builds one blob, named for this Node.js", () => {
-    expect(blobs()).to.deep.equal([`render-${process.version}-${process.arch}.blob`]);
+  it("builds one blob, named for this Node.js, its stamp and the JSON catalog", () => {
+    const blob = `render-${process.version}-${process.arch}.blob`;
+    expect(blobs()).to.deep.equal([blob]);
+    expect(readFileSync(join(dir, "dist", "cli", "render-snapshot.stamp"), "utf8")).to.equal(
+      `${process.execPath}\n${blob}\n`,
+    );
+    const catalog = join(dir, "dist", "cli", "render-catalog");
+    for (const d of readdirSync(join(root, "configs", "1.5.0", "distributions"))) {
+      expect(existsSync(join(catalog, "1.5.0", "distributions", d, "config.json")), d).to.equal(
+        true,
+      );
+      expect(existsSync(join(catalog, "1.5.0", "distributions", d, "config.yaml")), d).to.equal(
+        false,
+      );
+    }
   });
 
   it("answers what dist/cli/main.js answers, case by case", () => {
@@ -100,30 +136,84 @@ describe("render from the startup snapshot (bin/llsd-hook)", function () {
     expect(exits).to.include(0).and.to.include(1);
   });
 
-  it("serves render from the blob: it works with dist/cli/main.js gone", () => {
+  /** Runs `check` with dist/cli/main.js gone: what still works is served by the blob. */
+  const withoutMain = (check: () => void) => {
     const main = join(dir, "dist", "cli", "main.js");
-    const [file] = files;
-    if (file === undefined) throw new Error("no case");
-    const expected = plain(file);
     const saved = join(dir, "main.js.saved");
     cpSync(main, saved);
     rmSync(main);
     try {
-      const fast = launcher(file);
-      expect(fast.status).to.equal(expected.status);
-      expect(fast.stdout).to.equal(expected.stdout).and.to.include("kind: Deployment");
-      // ...and IMAGE_OVERRIDES_FILE, read at run time, sends render to main.js (absent here).
-      const overridden = launcher(file, { IMAGE_OVERRIDES_FILE: join(dir, "none.yaml") });
-      expect(overridden.status).to.not.equal(0);
-      expect(overridden.stderr).to.include("main.js");
+      check();
     } finally {
       cpSync(saved, main);
     }
+  };
+  const first = () => {
+    const [file] = files;
+    if (file === undefined) throw new Error("no case");
+    return file;
+  };
+  /** The launcher went to dist/cli/main.js, absent here. */
+  const wentToMain = (run: Run) => {
+    expect(run.status).to.not.equal(0);
+    expect(run.stderr).to.include("main.js");
+  };
+
+  it("serves render from the blob: it works with dist/cli/main.js gone", () => {
+    const file = first();
+    const expected = plain(file);
+    withoutMain(() => {
+      const fast = launcher(file);
+      expect(fast.status).to.equal(expected.status);
+      expect(fast.stdout).to.equal(expected.stdout).and.to.include("kind: Deployment");
+      // ...and IMAGE_OVERRIDES_FILE, read at run time, sends render to main.js.
+      wentToMain(launcher(file, { IMAGE_OVERRIDES_FILE: join(dir, "none.yaml") }));
+    });
+  });
+
+  it("falls back to dist/cli/main.js under NODE_OPTIONS, whose V8 flags refuse the blob", () => {
+    const file = first();
+    const options = { NODE_OPTIONS: "--max-old-space-size=1024" };
+    const blob = join(dir, "dist", "cli", blobs()[0] ?? "");
+    const refused = spawnSync(process.execPath, ["--snapshot-blob", blob, "render", file], {
+      encoding: "utf8",
+      env: { ...process.env, ...options },
+    });
+    expect(refused.status).to.equal(14);
+    expect(refused.stderr).to.include("Failed to load the startup snapshot");
+    const expected = plain(file);
+    const fallback = launcher(file, options);
+    expect(fallback.status).to.equal(expected.status);
+    expect(fallback.stdout).to.equal(expected.stdout);
+    withoutMain(() => wentToMain(launcher(file, options)));
+  });
+
+  it("falls back to dist/cli/main.js when the node on PATH did not build the blob", () => {
+    const file = first();
+    const stamp = join(dir, "dist", "cli", "render-snapshot.stamp");
+    const text = readFileSync(stamp, "utf8");
+    try {
+      // Another binary built it (the stamp names it), or this one changed after the build.
+      writeFileSync(stamp, text.replace(process.execPath, "/bin/sh"));
+      withoutMain(() => wentToMain(launcher(file)));
+    } finally {
+      writeFileSync(stamp, text);
+    }
+    // The blob older than the node binary: the binary was replaced in place since the build.
+    const blob = join(dir, "dist", "cli", blobs()[0] ?? "");
+    const { atime, mtime } = statSync(blob);
+    const before = new Date(statSync(process.execPath).mtimeMs - 60_000);
+    try {
+      utimesSync(blob, before, before);
+      withoutMain(() => wentToMain(launcher(file)));
+    } finally {
+      utimesSync(blob, atime, mtime);
+    }
+    withoutMain(() => expect(launcher(file).status).to.be.oneOf([0, 1]));
   });
 
   it("falls back to dist/cli/main.js without a blob for this Node.js", () => {
-    const [file] = files;
-    if (file === undefined) throw new Error("no case");
+    const file = first();
     const expected = plain(file);
     for (const b of blobs()) rmSync(join(dir, "dist", "cli", b));
     const fallback = launcher(file);

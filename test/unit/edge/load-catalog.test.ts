@@ -1,10 +1,15 @@
 // Loading the catalog: everything at once (the server) or one release and
-// distribution at a time (the CLI), with the same result.
+// distribution at a time (the CLI), from configs/ or from the JSON catalog the
+// CLI's snapshot reads (writeJsonCatalog), with the same result.
 import { expect } from "chai";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_CONFIGS_DIR, loadCatalog } from "../../../src/edge/load-catalog.js";
+import {
+  DEFAULT_CONFIGS_DIR,
+  loadCatalog,
+  writeJsonCatalog,
+} from "../../../src/edge/load-catalog.js";
 
 describe("loadCatalog", () => {
   let dir = "";
@@ -79,5 +84,57 @@ describe("loadCatalog", () => {
     expect(() => loadCatalog({ configsDir: join(dir, "nope") })).to.throw(
       `${join(dir, "nope", "releases.json")} is missing or unreadable: reinstall llsd-hook`,
     );
+  });
+
+  it("the JSON catalog gives the catalog configs/ gives, eager and lazy", () => {
+    const json = mkdtempSync(join(tmpdir(), "llsd-json-catalog-"));
+    try {
+      writeJsonCatalog(dir, json);
+      const expected = loadCatalog({ configsDir: dir });
+      for (const lazy of [false, true]) {
+        const got = loadCatalog({ configsDir: json, json: true, lazy });
+        expect(got.releases).to.deep.equal(expected.releases);
+        expect(got.images).to.deep.equal(expected.images);
+        for (const release of expected.releases) {
+          const base = expected.byRelease[release]?.baseConfigs ?? {};
+          expect(Object.keys(got.byRelease[release]?.baseConfigs ?? {})).to.deep.equal(
+            Object.keys(base),
+          );
+          // Key order too: it is the order of the generated config.yaml.
+          for (const [name, doc] of Object.entries(base))
+            expect(JSON.stringify(got.byRelease[release]?.baseConfigs[name])).to.equal(
+              JSON.stringify(doc),
+            );
+          expect(got.byRelease[release]).to.deep.equal(expected.byRelease[release]);
+        }
+      }
+      writeFileSync(join(json, "1.5.0", "distributions", "nvidia", "config.json"), "[1]");
+      expect(
+        () =>
+          loadCatalog({ configsDir: json, json: true, lazy: true }).byRelease["1.5.0"]?.baseConfigs[
+            "nvidia"
+          ],
+      ).to.throw(
+        `${join(json, "1.5.0", "distributions", "nvidia", "config.json")} is not a mapping`,
+      );
+    } finally {
+      rmSync(json, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses to write a base config JSON cannot carry", () => {
+    const odd = mkdtempSync(join(tmpdir(), "llsd-configs-"));
+    const out = mkdtempSync(join(tmpdir(), "llsd-json-catalog-"));
+    try {
+      cpSync(dir, odd, { recursive: true });
+      const file = join(odd, "1.5.0", "distributions", "nvidia", "config.yaml");
+      writeFileSync(file, `${readFileSync(file, "utf8")}\nodd: .inf\n`);
+      expect(() => writeJsonCatalog(odd, out)).to.throw(
+        `${join(odd, "1.5.0", "distributions", "nvidia")}/config.yaml: holds a value JSON cannot carry`,
+      );
+    } finally {
+      rmSync(odd, { recursive: true, force: true });
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 });

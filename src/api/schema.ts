@@ -9,6 +9,7 @@ import { Monitoring } from "./monitoring.js";
 import { Trust } from "./trust.js";
 import { DEFAULT_PORT, Networking, Workload } from "./workload.js";
 import { Status } from "./status.js";
+import { configMapKey } from "./ca-bundle.js";
 import { DNS1123_SUBDOMAIN } from "./names.js";
 
 export const GROUP = "llamastack.io";
@@ -67,27 +68,16 @@ export const SecretRef = z
 export type SecretRef = z.infer<typeof SecretRef>;
 
 // ---------------------------------------------------------------- distribution
-const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
-
 /** The key of spec.distribution.baseConfig when none is given. */
 const BASE_CONFIG_KEY = "config.yaml";
 
-const BaseConfig = z
-  .strictObject({
-    configMapName: objectName("ConfigMap").describe(
-      "A ConfigMap in the LlamaStackDistribution's namespace holding the image's own config.yaml.",
-    ),
-    key: z
-      .string()
-      .min(1)
-      .max(LIMITS.shortString)
-      .regex(CONFIGMAP_KEY, "must be a valid ConfigMap key ([-._a-zA-Z0-9]+)")
-      .default(BASE_CONFIG_KEY)
-      .describe(`The key holding the config; default ${BASE_CONFIG_KEY}.`),
-  })
-  .describe(
-    "The custom image's own config.yaml, the base the config is generated on (as a named distribution's is). Needs image and release.",
-  );
+const BaseConfig = configMapKey(BASE_CONFIG_KEY, {
+  configMapName:
+    "A ConfigMap in the LlamaStackDistribution's namespace holding the image's own config.yaml.",
+  key: `The key holding the config; default ${BASE_CONFIG_KEY}.`,
+}).describe(
+  "The custom image's own config.yaml, the base the config is generated on (as a named distribution's is). Needs image and release.",
+);
 
 type DistributionFields = {
   name?: string | undefined;

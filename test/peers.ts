@@ -6,6 +6,8 @@ import { join } from "node:path";
 export interface Peers {
   k8sBinDir: string;
   llamaStackVenvs: Record<string, string>;
+  /** The real node (test/node/build.sh, image.sh): binaries, the pause image, server images by release. */
+  node?: { binDir: string; pauseImage: string; images: Record<string, string> };
 }
 
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");

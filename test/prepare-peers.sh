@@ -7,7 +7,12 @@
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
 #   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
 #     cold: ~3 min each)
-# The Kubernetes build runs in the background while the venvs are prepared.
+#   - a real node: kubelet, kube-scheduler, containerd, runc, CNI plugins and the
+#     pause image (test/node/build.sh; cold: ~6-9 min after the control plane,
+#     whose Go build cache it shares), and a stand-in server image per release the
+#     node tests run (test/node/image.sh; cold: ~3 min each)
+# The Kubernetes build runs in the background while the venvs and server images
+# are prepared; the node is built after it.
 # Writes the locations to ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/peers.json for the tests.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +25,9 @@ K8S_LOG="$CACHE/k8s-build.log"
 "$ROOT/test/k8s/build.sh" > "$CACHE/k8s-bin-dir" 2> >(tee "$K8S_LOG" >&2) &
 K8S_PID=$!
 
+# The releases whose server image the node tests run (test/node/README.md).
+NODE_RELEASES="1.5.0 1.4.1"
+
 ARGOCD_HEALTH=$("$ROOT/test/argocd/build.sh")
 CRDS_DIR=$("$ROOT/scripts/third-party-crds.sh")
 
@@ -29,16 +37,23 @@ for release in $(node -e 'console.log(require(process.argv[1]).releases.join(" "
   VENVS+=("\"$release\": \"$dir\"")
 done
 
+IMAGES=()
+for release in $NODE_RELEASES; do
+  IMAGES+=("\"$release\": \"$("$ROOT/test/node/image.sh" "$release")\"")
+done
+
 if ! wait "$K8S_PID"; then
   echo "[peers] the Kubernetes build failed; see $K8S_LOG" >&2
   exit 1
 fi
 K8S_DIR=$(tail -n1 "$CACHE/k8s-bin-dir")
+NODE_DIR=$("$ROOT/test/node/build.sh")
 {
   echo "{"
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
+  echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"
   echo "  \"llamaStackVenvs\": {$(IFS=,; echo "${VENVS[*]}")}"
   echo "}"
 } > "$CACHE/peers.json"

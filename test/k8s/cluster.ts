@@ -13,8 +13,17 @@ import { loadPeers } from "../peers.js";
 import { Kube } from "./kube.js";
 import { freePort } from "../net.js";
 
+/** What a control plane needs for a real node (test/node/node.ts) to join it. */
+export interface NodeAccess {
+  /** The node's name and address (the address goes into the serving certificate too). */
+  nodeName: string;
+  nodeIp: string;
+}
+
 export interface ControlPlane {
   server: string;
+  /** With NodeAccess: the node's bearer token (user system:node:<name>, group system:nodes). */
+  nodeToken?: string;
   /** etcd's client URL (plain HTTP on loopback), for tests that read what is stored. */
   etcd: string;
   ca: Buffer;
@@ -35,7 +44,7 @@ function openssl(args: string[]): void {
   execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
 }
 
-function makePki(dir: string): void {
+function makePki(dir: string, node: NodeAccess | undefined): void {
   const p = (f: string) => join(dir, f);
   openssl([
     "req",
@@ -66,7 +75,7 @@ function makePki(dir: string): void {
   ]);
   writeFileSync(
     p("serving.ext"),
-    "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\n",
+    `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc${node === undefined ? "" : `,IP:${node.nodeIp}`}\nextendedKeyUsage=serverAuth\n`,
   );
   openssl([
     "x509",
@@ -85,6 +94,39 @@ function makePki(dir: string): void {
     "-out",
     p("serving.crt"),
   ]);
+  if (node !== undefined) {
+    // The API server's client certificate towards the kubelet (logs, exec, port-forward).
+    openssl([
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=kube-apiserver-kubelet-client/O=system:masters",
+      "-keyout",
+      p("kubelet-client.key"),
+      "-out",
+      p("kubelet-client.csr"),
+    ]);
+    writeFileSync(p("client.ext"), "extendedKeyUsage=clientAuth\n");
+    openssl([
+      "x509",
+      "-req",
+      "-in",
+      p("kubelet-client.csr"),
+      "-CA",
+      p("ca.crt"),
+      "-CAkey",
+      p("ca.key"),
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-extfile",
+      p("client.ext"),
+      "-out",
+      p("kubelet-client.crt"),
+    ]);
+  }
   openssl(["genrsa", "-out", p("sa.key"), "2048"]);
   openssl(["rsa", "-in", p("sa.key"), "-pubout", "-out", p("sa.pub")]);
 }
@@ -145,7 +187,25 @@ async function stopProcess(proc: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export async function startControlPlane(): Promise<ControlPlane> {
+/** kube-controller-manager's controllers: what the suite needs, and what a node needs besides. */
+const CONTROLLERS = [
+  "garbage-collector-controller",
+  "namespace-controller",
+  "serviceaccount-controller",
+  "deployment-controller",
+  "replicaset-controller",
+  "disruption-controller",
+  "persistentvolume-protection-controller",
+  "persistentvolumeclaim-protection-controller",
+];
+const NODE_CONTROLLERS = [
+  // Removes the not-ready taint the API server puts on every new Node.
+  "node-lifecycle-controller",
+  "endpointslice-controller",
+  "persistentvolume-binder-controller",
+];
+
+export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane> {
   const bin = loadPeers().k8sBinDir;
   const dir = mkdtempSync(join(tmpdir(), "llsd-k8s-"));
   const procs: ChildProcess[] = [];
@@ -165,9 +225,16 @@ export async function startControlPlane(): Promise<ControlPlane> {
   };
   try {
     let t = Date.now();
-    makePki(dir);
+    makePki(dir, node);
     const token = randomBytes(24).toString("hex");
-    writeFileSync(join(dir, "tokens.csv"), `${token},admin,admin-uid,"system:masters"\n`);
+    const nodeToken = node === undefined ? undefined : randomBytes(24).toString("hex");
+    writeFileSync(
+      join(dir, "tokens.csv"),
+      `${token},admin,admin-uid,"system:masters"\n` +
+        (node === undefined
+          ? ""
+          : `${nodeToken},system:node:${node.nodeName},node-uid,"system:nodes"\n`),
+    );
     timings["pki"] = Date.now() - t;
 
     t = Date.now();
@@ -218,6 +285,15 @@ export async function startControlPlane(): Promise<ControlPlane> {
       "--service-cluster-ip-range=10.0.0.0/24",
       `--cert-dir=${join(dir, "apiserver-certs")}`,
       "--profiling=false",
+      ...(node === undefined
+        ? []
+        : [
+            `--kubelet-client-certificate=${join(dir, "kubelet-client.crt")}`,
+            `--kubelet-client-key=${join(dir, "kubelet-client.key")}`,
+            // The node's name is not resolvable here; its address is.
+            "--kubelet-preferred-address-types=InternalIP",
+            "--enable-admission-plugins=NodeRestriction",
+          ]),
     ]);
     const kube = new Kube(server, ca, token);
     await poll(
@@ -239,7 +315,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
       `--authorization-kubeconfig=${kubeconfig}`,
       "--leader-elect=false",
       "--use-service-account-credentials=false",
-      "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,deployment-controller,replicaset-controller,disruption-controller,persistentvolume-protection-controller,persistentvolumeclaim-protection-controller",
+      `--controllers=${[...CONTROLLERS, ...(node === undefined ? [] : NODE_CONTROLLERS)].join(",")}`,
       "--bind-address=127.0.0.1",
       `--secure-port=${cmPort}`,
       `--cert-dir=${join(dir, "cm-certs")}`,
@@ -266,6 +342,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
     };
     return {
       server,
+      ...(nodeToken === undefined ? {} : { nodeToken }),
       etcd: `http://127.0.0.1:${etcdClient}`,
       ca,
       token,

@@ -1,4 +1,4 @@
-// A tiny OpenAI-compatible upstream on 127.0.0.1 for booting a real Llama
+// A tiny OpenAI-compatible upstream on 127.0.0.1 (or the node's bridge address) for booting a real Llama
 // Stack against: GET /v1/models (a configurable list), minimal POST
 // /v1/chat/completions and /v1/completions answers, and a log of every request.
 // With `tls` it serves HTTPS with that certificate and records the handshakes
@@ -34,12 +34,15 @@ export interface FakeOpenAIOptions {
   reply?: string;
   /** Serve HTTPS with this PEM certificate (chain) and key. */
   tls?: { cert: string; key: string };
+  /** The address to listen on (default 127.0.0.1; the node tests use the bridge's, which pods reach). */
+  host?: string;
 }
 
 const created = 1_700_000_000;
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   let models = [...(options.models ?? [])];
+  const host = options.host ?? "127.0.0.1";
   const reply = options.reply ?? "Hello from the fake upstream.";
   const requests: RecordedRequest[] = [];
 
@@ -61,11 +64,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   server.on("tlsClientError", (err: Error) => tlsErrors.push(err.message));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls === undefined ? "http" : "https"}://${host}:${port}/v1`,
     port,
     requests,
     tlsErrors,

@@ -26,6 +26,8 @@ import {
   dataEnv,
   isOgx,
   OGX_TMP,
+  OTEL_WRAPPER,
+  serverCommand,
   serverEnv,
   TRUST,
   TRUST_FILE,
@@ -76,6 +78,8 @@ export interface DeploymentInput {
   image: string;
   /** The Llama Stack release, when known (not for a custom image). */
   release: string | undefined;
+  /** The image is the one configs/distributions.json pins for the release (not spec.distribution.image). */
+  pinnedImage: boolean;
   port: number;
   /** The ConfigMap holding config.yaml (generated or spec.overrideConfig). */
   configMapName: string;
@@ -122,6 +126,26 @@ export interface DeploymentInput {
   caBundle?: CaBundleMount | undefined;
 }
 
+/** Whether the container's environment sets an OTEL_* variable (the image's entrypoint checks the same). */
+function setsOtel(input: DeploymentInput): boolean {
+  return [
+    ...Object.keys(input.monitoringEnv ?? {}),
+    ...(input.userEnv ?? []).map((e) => e.name),
+  ].some((name) => name.startsWith("OTEL_"));
+}
+
+/** The container's command: the user's, else the server's own for a pinned OGX image (runtime.ts). */
+function commandOf(input: DeploymentInput): string[] | undefined {
+  return input.command ?? serverCommand(input.release, input.pinnedImage, setsOtel(input));
+}
+
+/** What the start command needs in the environment: the wrapper's disabled instrumentations. */
+function commandEnv(input: DeploymentInput): Record<string, string> {
+  return input.command === undefined && commandOf(input)?.[0] === OTEL_WRAPPER.command
+    ? { [OTEL_WRAPPER.disabledEnv]: OTEL_WRAPPER.disabled }
+    : {};
+}
+
 /**
  * Our env, then the user's: a user variable replaces one of ours of the same
  * name (only the data paths are allowed to; plan.ts refuses the others).
@@ -131,6 +155,7 @@ function env(input: DeploymentInput): EnvVar[] {
     ...dataEnv(input.dataDir),
     ...serverEnv(input.release, input.port),
     ...input.monitoringEnv,
+    ...commandEnv(input),
     ...(input.caBundle === undefined ? {} : { [TRUST.env]: TRUST_FILE }),
   })
     .sort(([a], [b]) => compareStrings(a, b))
@@ -221,7 +246,7 @@ function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]):
   return defined<Container>({
     name: CONTAINER_NAME,
     image: input.image,
-    command: input.command,
+    command: commandOf(input),
     args: input.args,
     ports: [
       { name: PORT_NAME, containerPort: input.port, protocol: "TCP" },

@@ -62,6 +62,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     ...owner,
     image: desired.distribution.image,
     release: desired.distribution.release,
+    pinnedImage: desired.distribution.name !== undefined,
     port: desired.port,
     configMapName:
       generated !== undefined

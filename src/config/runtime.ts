@@ -37,6 +37,37 @@ export function serverEnv(release: string | undefined, port: number): Record<str
   };
 }
 
+/**
+ * How the server starts in the images configs/distributions.json pins for an
+ * OGX release: `ogx run <config>`, in place of the image's entrypoint. That
+ * entrypoint (1.2.1 on) runs `ogx stack run "$RUN_CONFIG_PATH" --insecure`,
+ * which skips the FIPS cipher defaults and their check even with TLS on, and
+ * boots the starter config baked into the package when ours is missing; this
+ * command serves what the config says (server.insecure is in a generated
+ * config without TLS) and fails when the file is missing. It keeps what the
+ * entrypoint does when an OTEL_* variable is set: opentelemetry-instrument
+ * around the server, with the asyncpg and sqlite3 instrumentations off (the
+ * entrypoint appends them to OTEL_PYTHON_DISABLED_INSTRUMENTATIONS; here they
+ * are its value unless the pod sets it). Custom images and Llama Stack
+ * releases keep their entrypoint: undefined.
+ */
+export function serverCommand(
+  release: string | undefined,
+  pinnedImage: boolean,
+  otel: boolean,
+): string[] | undefined {
+  if (!pinnedImage || release === undefined || !isOgx(release)) return undefined;
+  const run = ["ogx", "run", CONFIG_PATH];
+  return otel ? [OTEL_WRAPPER.command, ...run] : run;
+}
+
+/** The entrypoint's OpenTelemetry wrapper, and the instrumentations it turns off. */
+export const OTEL_WRAPPER = {
+  command: "opentelemetry-instrument",
+  disabledEnv: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS",
+  disabled: "asyncpg,sqlite3",
+} as const;
+
 /** OGX, the renamed project, from 0.8 on. */
 export function isOgx(release: string): boolean {
   return !/^0\.[0-7]\./.test(release);

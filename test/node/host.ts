@@ -26,7 +26,7 @@ const SYSCTLS = [
  * Paths the kubelet, containerd, its shims and libcni use whatever their
  * configuration says (or by default, when a setting was missed).
  */
-export const FIXED_PATHS = [
+const FIXED_PATHS = [
   "/var/lib/kubelet",
   "/var/log/containers",
   "/var/log/pods",
@@ -127,7 +127,9 @@ export function diffHost(before: HostState, after: HostState = snapshotHost()): 
     for (const x of a) if (!b.includes(x)) out.push(`${what} ${x}: removed`);
   }
   if (before.firewall !== after.firewall)
-    out.push(`firewall tables: ${JSON.stringify(before.firewall)} before, ${JSON.stringify(after.firewall)} now`);
+    out.push(
+      `firewall tables: ${JSON.stringify(before.firewall)} before, ${JSON.stringify(after.firewall)} now`,
+    );
   return out;
 }
 

@@ -54,7 +54,7 @@ INSECURE=--insecure
 case "$RELEASE" in 1.0.* | 1.1.* | 1.2.0) INSECURE= ;; esac
 
 WORK=$(mktemp -d "$CACHE_ROOT/images/.build-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"' EXIT INT TERM
 R="$WORK/rootfs"
 mkdir -p "$R"/{bin,etc,lib64,usr/local,app,tmp,.cache/tiktoken,.ogx,root}
 chmod 1777 "$R/tmp"

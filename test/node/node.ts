@@ -28,7 +28,7 @@ import { startControlPlane, type ControlPlane } from "../k8s/cluster.js";
 import { waitFor } from "../k8s/kube.js";
 import { diffHost, restoreHost, snapshotHost, type HostState } from "./host.js";
 
-export const NODE_NAME = "llsd-node";
+const NODE_NAME = "llsd-node";
 /** The test's bridge: the host's address on it, where pods can reach the host. */
 export const BRIDGE = {
   name: "llsdnode0",
@@ -316,7 +316,9 @@ async function teardown(state: NodeDone): Promise<string[]> {
   rmSync(state.run, { recursive: true, force: true });
   rmSync(LOCK, { force: true });
   const left = diffHost(state.before);
-  log(`stopped in ${Date.now() - t} ms${left.length === 0 ? "; the machine is as it was" : `; left: ${left.join("; ")}`}`);
+  log(
+    `stopped in ${Date.now() - t} ms${left.length === 0 ? "; the machine is as it was" : `; left: ${left.join("; ")}`}`,
+  );
   return left;
 }
 
@@ -383,13 +385,17 @@ export async function startNode(): Promise<NodeCluster> {
     timings["containerd"] = Date.now() - t;
 
     t = Date.now();
-    const ctr = (args: string[]) => sh(join(bin, "ctr"), ["--address", sock, "-n", "k8s.io", ...args]);
+    const ctr = (args: string[]) =>
+      sh(join(bin, "ctr"), ["--address", sock, "-n", "k8s.io", ...args]);
     ctr(["images", "import", peers.node?.pauseImage ?? ""]);
     timings["pauseImage"] = Date.now() - t;
 
     t = Date.now();
     const [kubeletPort, healthzPort] = [await freePort(), await freePort()];
-    writeFileSync(join(run, "kubelet", "config.yaml"), kubeletConfig(run, cp, kubeletPort, healthzPort));
+    writeFileSync(
+      join(run, "kubelet", "config.yaml"),
+      kubeletConfig(run, cp, kubeletPort, healthzPort),
+    );
     writeFileSync(join(run, "kubelet", "kubeconfig"), nodeKubeconfig(cp));
     // No cluster DNS: names resolve nowhere, at once.
     writeFileSync(join(run, "kubelet", "resolv.conf"), "nameserver 127.0.0.1\n");
@@ -412,7 +418,9 @@ export async function startNode(): Promise<NodeCluster> {
               status?: { conditions?: { type: string; status: string }[] };
             }
           | undefined;
-        const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+        const ready = node?.status?.conditions?.some(
+          (c) => c.type === "Ready" && c.status === "True",
+        );
         const tainted = (node?.spec?.taints ?? []).length > 0;
         return ready === true && !tainted ? true : undefined;
       },

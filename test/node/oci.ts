@@ -6,7 +6,16 @@
 // `io.containerd.image.name` annotation, so the import needs no tag step.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import {
+  createReadStream,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  mkdirSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -71,7 +80,11 @@ export async function writeOciArchive(
         layers: [layer],
       }),
     );
-    const manifest = await putBlob(work, manifestFile, "application/vnd.oci.image.manifest.v1+json");
+    const manifest = await putBlob(
+      work,
+      manifestFile,
+      "application/vnd.oci.image.manifest.v1+json",
+    );
     const tag = name.slice(name.lastIndexOf(":") + 1);
     writeFileSync(
       join(work, "index.json"),

@@ -6,7 +6,11 @@
 // address pods reach. The last test stops the node and checks that the
 // machine is as it was.
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { Server } from "node:http";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -15,19 +19,21 @@ import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION } from "../../src/api/schema.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
-import { restrictedNamespace, waitFor, type Kube } from "../k8s/kube.js";
+import { restrictedNamespace, type Kube } from "../k8s/kube.js";
 import { Metacontroller, type SyncRound } from "../k8s/metacontroller.js";
 import { installCrd } from "../k8s/setup.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../llama-stack/fake-openai.js";
 import { loadPeers } from "../peers.js";
 import { BRIDGE, nodeUnavailable, startNode, type NodeCluster } from "./node.js";
-import { commandLines, podLog, podsOf, waitServing, type PodView } from "./pods.js";
+import { commandLines, podLog, podMemory, podsOf, waitServing, type PodView } from "./pods.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const RESOURCE = "llamastackdistributions";
 const NS = "llsd-node";
 const MODEL = "meta-llama/Llama-3.2-3B-Instruct";
 const TOKEN = "node-canary-3c1f9a";
+/** OGX's own upload limit (ogx_api/common/upload_limits.py, 1.4.1 and 1.5.0), and the limit the test sets. */
+const UPLOAD = { limitBytes: 100 * 2 ** 20, memoryLimit: "1Gi", memoryLimitMiB: 1024 };
 
 interface Condition {
   type: string;
@@ -42,7 +48,7 @@ interface StoredStatus {
 }
 
 function statusOf(round: SyncRound | undefined): StoredStatus {
-  return (round?.storedStatus ?? {}) as StoredStatus;
+  return round?.storedStatus ?? {};
 }
 
 /** examples/minimal.yaml as committed, its endpoint pointed at the fake upstream. */
@@ -54,7 +60,64 @@ function minimalExample(endpoint: string): KubeObject & { spec: Record<string, u
   return { ...cr, metadata: { ...cr.metadata, namespace: NS } };
 }
 
-async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+/** A self-signed serving certificate (RSA, so the ECDHE-RSA suites apply) for `host`. */
+function serverCertificate(host: string): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), "llsd-node-tls-"));
+  try {
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        `/CN=${host}`,
+        "-addext",
+        `subjectAltName=DNS:${host}`,
+        "-keyout",
+        join(dir, "tls.key"),
+        "-out",
+        join(dir, "tls.crt"),
+      ],
+      { stdio: "ignore" },
+    );
+    return {
+      cert: readFileSync(join(dir, "tls.crt"), "utf8"),
+      key: readFileSync(join(dir, "tls.key"), "utf8"),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One TLS handshake with the server on :8321: the certificate and protocol, or why it failed. */
+function handshake(
+  host: string,
+  options: ConnectionOptions,
+): Promise<{ error?: string; fingerprint?: string; protocol?: string }> {
+  return new Promise((resolve) => {
+    // The certificate is checked by its fingerprint; the pod's address is not in it.
+    const socket = tlsConnect({ host, port: 8321, rejectUnauthorized: false, ...options }, () => {
+      const out = {
+        fingerprint: socket.getPeerX509Certificate()?.fingerprint256 ?? "",
+        protocol: socket.getProtocol() ?? "",
+      };
+      socket.end();
+      resolve(out);
+    });
+    socket.setTimeout(10_000, () => socket.destroy(new Error("timed out")));
+    socket.on("error", (e) => resolve({ error: e.message }));
+  });
+}
+
+async function getJson(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
   const text = await res.text();
   let body: unknown = text;
@@ -168,7 +231,9 @@ describe("real pods on a real node (kubelet + containerd)", function () {
 
     it("reports container start → server listening → Ready", async () => {
       const lines = await podLog(kube(), NS, first.name);
-      const listening = lines.find((l) => /Uvicorn running on|Application startup complete/.test(l.line));
+      const listening = lines.find((l) =>
+        /Uvicorn running on|Application startup complete/.test(l.line),
+      );
       expect(listening, lines.map((l) => l.line).join("\n")).to.not.equal(undefined);
       const started = Date.parse(first.startedAt ?? "");
       const listen = Date.parse(listening?.at ?? "");
@@ -189,10 +254,206 @@ describe("real pods on a real node (kubelet + containerd)", function () {
     });
   });
 
+  describe("day two on the running pod", () => {
+    async function configMaps(): Promise<string[]> {
+      return (await kube().list("v1", "configmaps", NS))
+        .map((c) => c.metadata.name)
+        .filter((n) => n.startsWith(`${name}-config-`))
+        .sort();
+    }
+
+    async function setSpec(change: (spec: Record<string, unknown>) => void): Promise<void> {
+      const parent = (await kube().get(API_VERSION, RESOURCE, NS, name)) as
+        (KubeObject & { spec: Record<string, unknown> }) | undefined;
+      if (parent === undefined) throw new Error("no parent");
+      const spec = structuredClone(parent.spec);
+      change(spec);
+      await kube().replace(API_VERSION, RESOURCE, { ...parent, spec });
+    }
+
+    const models = (spec: Record<string, unknown>) =>
+      (spec["resources"] as { models: { name: string }[] }).models;
+
+    it("a config edit rolls the pod; the old ConfigMap goes only after the new pod serves", async () => {
+      const before = await serving();
+      const [oldConfig] = await configMaps();
+      upstream.setModels([MODEL, "second-model"]);
+      await setSpec((spec) => models(spec).push({ name: "second-model" }));
+      await reconcile();
+      // Until the new pod serves, both ConfigMaps stay.
+      const during = await configMaps();
+      expect(during).to.have.length(2);
+      expect(during).to.include(oldConfig);
+      const after = await serving();
+      expect(after.name).not.to.equal(before.name);
+      await reconcile();
+      const left = await configMaps();
+      expect(left).to.have.length(1);
+      expect(left).not.to.include(oldConfig);
+      const listed = modelIds((await getJson(`http://${after.ip}:8321/v1/models`)).body);
+      expect(
+        listed.some((m) => m.endsWith("second-model")),
+        listed.join(", "),
+      ).to.equal(true);
+    });
+
+    it("an invalid edit leaves the running pod serving", async () => {
+      const before = await serving();
+      await setSpec((spec) => {
+        (spec["providers"] as { inference: { provider: string }[] }).inference[0]!.provider =
+          "no-such-provider";
+      });
+      const round = await reconcile();
+      expect(statusOf(round).phase).to.equal("Failed");
+      // A little time for anything that would roll or delete to happen.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const pods = await podsOf(kube(), NS, name);
+      expect(pods.map((p) => p.name)).to.deep.equal([before.name]);
+      expect((await getJson(`http://${before.ip}:8321/v1/models`)).status).to.equal(200);
+      await setSpec((spec) => {
+        (spec["providers"] as { inference: { provider: string }[] }).inference[0]!.provider =
+          "vllm";
+      });
+      await reconcile();
+      expect((await serving()).name).to.equal(before.name);
+    });
+
+    it("takes a 32 MiB upload through the files API and refuses one over the limit with 413, under the memory limit", async () => {
+      // A memory limit to stay under (the hook sets none by default).
+      await setSpec((spec) => {
+        spec["workload"] = { resources: { limits: { memory: UPLOAD.memoryLimit } } };
+      });
+      await reconcile();
+      const pod = await serving();
+      const upload = async (bytes: number) => {
+        const form = new FormData();
+        form.append("purpose", "assistants");
+        form.append("file", new Blob([Buffer.alloc(bytes, 0x61)]), "upload.txt");
+        const t0 = Date.now();
+        const res = await getJson(`http://${pod.ip}:8321/v1/files`, { method: "POST", body: form });
+        return { ...res, ms: Date.now() - t0, memory: podMemory(pod.uid) };
+      };
+      const ok = await upload(32 * 2 ** 20);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+      expect((ok.body as { bytes?: number }).bytes).to.equal(32 * 2 ** 20);
+      const over = await upload(UPLOAD.limitBytes + 1);
+      expect(over.status, JSON.stringify(over.body)).to.equal(413);
+      expect(JSON.stringify(over.body)).to.include("exceeds the maximum allowed upload size");
+      const still = await serving();
+      expect(still.name).to.equal(pod.name);
+      expect(still.restarts, "no OOM kill").to.equal(0);
+      console.log(
+        `[node] uploads: 32 MiB → ${ok.status} in ${ok.ms} ms; ${UPLOAD.limitBytes + 1} bytes → ${over.status} in ${over.ms} ms; pod memory peak ${over.memory.peakMiB.toFixed(0)} MiB (limit ${UPLOAD.memoryLimit})`,
+      );
+      expect(over.memory.peakMiB).to.be.below(UPLOAD.memoryLimitMiB);
+    });
+
+    it("a rotated Secret rolls the pod and the upstream sees the new token", async () => {
+      const before = await serving();
+      const secret = await kube().get("v1", "secrets", NS, "vllm-creds");
+      if (secret === undefined) throw new Error("no Secret");
+      await kube().replace("v1", "secrets", {
+        ...secret,
+        data: { token: Buffer.from(`${TOKEN}-rotated`).toString("base64") },
+      });
+      await reconcile();
+      const after = await serving();
+      expect(after.name).not.to.equal(before.name);
+      const id = modelIds((await getJson(`http://${after.ip}:8321/v1/models`)).body).find((m) =>
+        m.endsWith(MODEL),
+      );
+      const chat = await getJson(`http://${after.ip}:8321/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: id, messages: [{ role: "user", content: "ping" }] }),
+      });
+      expect(chat.status, JSON.stringify(chat.body)).to.equal(200);
+      const last = upstream.requests.filter((r) => r.path.endsWith("/chat/completions")).at(-1);
+      expect(last?.headers["authorization"]).to.equal(`Bearer ${TOKEN}-rotated`);
+    });
+  });
+
+  for (const release of ["1.5.0", "1.4.1"]) {
+    describe(`networking.tls on ${release}`, () => {
+      const tlsName = `tls-${release.replaceAll(".", "")}`;
+      let pod: PodView;
+      let fingerprint: string;
+
+      before(async () => {
+        const image = loadPeers().node?.images[release];
+        if (image === undefined) throw new Error(`no server image for ${release} (npm run peers)`);
+        await node.importImage(image);
+        const pki = serverCertificate(`${tlsName}-service`);
+        fingerprint = new X509Certificate(pki.cert).fingerprint256;
+        await kube().mustCreate("v1", "secrets", {
+          apiVersion: "v1",
+          kind: "Secret",
+          type: "kubernetes.io/tls",
+          metadata: { name: `${tlsName}-cert`, namespace: NS },
+          stringData: { "tls.crt": pki.cert, "tls.key": pki.key },
+        });
+        const cr = minimalExample(upstream.baseUrl);
+        await kube().mustCreate(API_VERSION, RESOURCE, {
+          ...cr,
+          metadata: { name: tlsName, namespace: NS },
+          spec: {
+            ...cr.spec,
+            distribution: { name: "starter", release },
+            networking: { tls: { enabled: true, secretName: `${tlsName}-cert` } },
+          },
+        });
+        await mc.reconcile(NS, tlsName);
+        pod = await waitServing(kube(), NS, tlsName).catch(async (err: Error) => {
+          throw new Error(
+            `${err.message}\npods: ${JSON.stringify(await podsOf(kube(), NS, tlsName))}`,
+          );
+        });
+      });
+
+      after(async () => {
+        await kube().remove(API_VERSION, RESOURCE, NS, tlsName);
+      });
+
+      it("answers HTTPS with the Secret's certificate (the HTTPS probes passed)", async () => {
+        const hello = await handshake(pod.ip, {});
+        expect(hello.error).to.equal(undefined);
+        expect(hello.fingerprint).to.equal(fingerprint);
+        expect(hello.protocol).to.be.oneOf(["TLSv1.2", "TLSv1.3"]);
+      });
+
+      it("refuses a client limited to TLS 1.1", async () => {
+        const hello = await handshake(pod.ip, {
+          minVersion: "TLSv1.1",
+          maxVersion: "TLSv1.1",
+          ciphers: "DEFAULT@SECLEVEL=0",
+        });
+        expect(hello.error, "a TLS 1.1 handshake").to.be.a("string");
+      });
+
+      it("refuses a TLS 1.2 client offering only a cipher outside the release's FIPS default list", async () => {
+        const fips = await handshake(pod.ip, {
+          maxVersion: "TLSv1.2",
+          ciphers: "ECDHE-RSA-AES128-GCM-SHA256",
+        });
+        expect(fips.error, "a FIPS cipher is served").to.equal(undefined);
+        const other = await handshake(pod.ip, {
+          maxVersion: "TLSv1.2",
+          ciphers: "ECDHE-RSA-CHACHA20-POLY1305",
+        });
+        expect(other.error, "ChaCha20 (not FIPS-approved) is refused").to.be.a("string");
+      });
+
+      it("runs without --insecure", () => {
+        const server = commandLines(pod.uid).find((l) => / run /.test(l));
+        expect(server).to.be.a("string");
+        expect(server).not.to.include("--insecure");
+      });
+    });
+  }
+
   it("leaves the machine as it was once the node stops", async function () {
     if (node === undefined) this.skip();
     const left = await node.stop();
     expect(left).to.deep.equal([]);
-    void waitFor;
   });
 });

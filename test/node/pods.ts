@@ -86,8 +86,7 @@ export async function waitServing(
     `the Deployment ${namespace}/${name} to roll out on the node`,
     async () => {
       const d = (await kube.get("apps/v1", "deployments", namespace, name)) as
-        | RawDeployment
-        | undefined;
+        RawDeployment | undefined;
       const s = d?.status;
       const want = d?.spec.replicas ?? 1;
       if (

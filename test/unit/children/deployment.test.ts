@@ -7,6 +7,7 @@ const BASE: DeploymentInput = {
   namespace: "default",
   image: "img:1",
   release: "0.7.3",
+  pinnedImage: true,
   port: 8321,
   configMapName: "llama-config-0123456789",
   configHash: "0123456789abcdef",
@@ -289,6 +290,49 @@ describe("buildDeployment", () => {
         expect(spec).to.not.have.property(key);
       for (const key of ["command", "args"]) expect(container({})).to.not.have.property(key);
     });
+    describe("the start command", () => {
+      const RUN = ["ogx", "run", "/etc/llama-stack/config.yaml"];
+      const OTEL = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
+      const rows: [why: string, over: Partial<DeploymentInput>, command: string[] | undefined][] = [
+        ["a Llama Stack release keeps its image's entrypoint", {}, undefined],
+        ["a pinned OGX image runs `ogx run <config>`", { release: "1.5.0" }, RUN],
+        ["so does 1.4.1", { release: "1.4.1" }, RUN],
+        [
+          "a custom image keeps its entrypoint",
+          { release: "1.5.0", pinnedImage: false },
+          undefined,
+        ],
+        [
+          "an OTEL_* variable from spec.monitoring: under opentelemetry-instrument",
+          { release: "1.5.0", monitoringEnv: OTEL },
+          ["opentelemetry-instrument", ...RUN],
+        ],
+        [
+          "an OTEL_* variable of the user's: the same",
+          { release: "1.5.0", userEnv: [{ name: "OTEL_SERVICE_NAME", value: "x" }] },
+          ["opentelemetry-instrument", ...RUN],
+        ],
+        ["the user's command wins", { release: "1.5.0", command: ["sh"] }, ["sh"]],
+      ];
+      for (const [why, over, command] of rows)
+        it(why, () => expect(container(over)?.command).to.deep.equal(command));
+
+      const disabled = (over: Partial<DeploymentInput>) =>
+        container(over)?.env?.find((e) => e.name === "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS");
+      it("the wrapper turns off the asyncpg and sqlite3 instrumentations, as the entrypoint does", () =>
+        expect(disabled({ release: "1.5.0", monitoringEnv: OTEL })).to.deep.equal({
+          name: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS",
+          value: "asyncpg,sqlite3",
+        }));
+      it("a value of the user's replaces ours; no wrapper, no value", () => {
+        const mine = { name: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", value: "requests" };
+        expect(disabled({ release: "1.5.0", userEnv: [mine] })).to.deep.equal(mine);
+        expect(disabled({ release: "1.5.0" })).to.equal(undefined);
+        expect(disabled({ release: "1.5.0", monitoringEnv: OTEL, command: ["sh"] })).to.equal(
+          undefined,
+        );
+      });
+    });
     it("spec.monitoring.metrics: the container port metrics after http", () =>
       expect(container({ metricsPort: 9464 })?.ports).to.deep.equal([
         { name: "http", containerPort: 8321, protocol: "TCP" },
@@ -306,6 +350,7 @@ describe("buildDeployment", () => {
         "HOME",
         "OGX_METRICS_PORT",
         "OGX_PORT",
+        "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS",
         "OTEL_SERVICE_NAME",
         "RUN_CONFIG_PATH",
         "SQLITE_STORE_DIR",

@@ -38,6 +38,17 @@ export const BRIDGE = {
   rangeStart: "10.244.0.10",
 } as const;
 const LOCK = "/run/llsd-hook-node.lock";
+/** What a run records beside the lock, so that the next run can undo what a killed one left. */
+const STATE = "/run/llsd-hook-node.json";
+
+interface SavedState {
+  pid: number;
+  run: string;
+  bin: string;
+  before: HostState;
+  /** The control plane's processes (etcd, kube-apiserver, kube-controller-manager). */
+  controlPlanePids?: number[];
+}
 
 export interface NodeCluster {
   cp: ControlPlane;
@@ -82,6 +93,11 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Takes the machine's one node lock. A lock whose process is gone is taken
+ * over after undoing what that run left (its processes, mounts, cgroups,
+ * links, paths and tunables, from the state it saved).
+ */
 function acquireLock(): void {
   try {
     writeFileSync(LOCK, String(process.pid), { flag: "wx" });
@@ -92,7 +108,47 @@ function acquireLock(): void {
       throw new Error(
         `another test run (pid ${holder}) has a node on this machine (${LOCK}); the kubelet's fixed paths allow one at a time`,
       );
+    recoverStale();
     writeFileSync(LOCK, String(process.pid));
+  }
+}
+
+function recoverStale(): void {
+  let saved: SavedState;
+  try {
+    saved = JSON.parse(readFileSync(STATE, "utf8")) as SavedState;
+  } catch {
+    log(`a stale ${LOCK} without ${STATE}: nothing recorded to undo`);
+    return;
+  }
+  log(`undoing what the killed run (pid ${saved.pid}, ${saved.run}) left on the machine`);
+  // Only if the pid is still one of the control plane's binaries (pids are reused).
+  const peersBin = loadPeers().k8sBinDir;
+  for (const pid of saved.controlPlanePids ?? [])
+    if (processesFrom(peersBin).includes(pid)) safeKill(pid);
+  killNodeProcesses(saved.bin);
+  restoreHost(saved.before, saved.run);
+  rmSync(saved.run, { recursive: true, force: true });
+  rmSync(STATE, { force: true });
+  const left = diffHost(saved.before);
+  if (left.length > 0) log(`still differs after recovery: ${left.join("; ")}`);
+}
+
+function killNodeProcesses(bin: string): void {
+  for (const pid of [...containerProcesses(), ...processesFrom(bin)]) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
+function safeKill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone
   }
 }
 
@@ -272,6 +328,8 @@ async function relayApiServer(cp: ControlPlane): Promise<{ url: string; server: 
 }
 
 interface NodeDone {
+  /** Undoes everything at once when the test process is interrupted, then exits. */
+  onSignal: (signal: NodeJS.Signals) => void;
   cp?: ControlPlane;
   relay?: Server;
   procs: { name: string; proc: ChildProcess }[];
@@ -296,13 +354,7 @@ async function teardown(state: NodeDone): Promise<string[]> {
   }
   for (const { name, proc } of [...state.procs].reverse())
     if (name !== "kubelet") await stopProcess(proc, 5_000);
-  for (const pid of processesFrom(state.bin)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
+  killNodeProcesses(state.bin);
   await waitFor(
     "the node's processes to exit",
     async () =>
@@ -314,7 +366,10 @@ async function teardown(state: NodeDone): Promise<string[]> {
   await state.cp?.stop();
   restoreHost(state.before, state.run);
   rmSync(state.run, { recursive: true, force: true });
+  rmSync(STATE, { force: true });
   rmSync(LOCK, { force: true });
+  process.removeListener("SIGINT", state.onSignal);
+  process.removeListener("SIGTERM", state.onSignal);
   const left = diffHost(state.before);
   log(
     `stopped in ${Date.now() - t} ms${left.length === 0 ? "; the machine is as it was" : `; left: ${left.join("; ")}`}`,
@@ -329,7 +384,21 @@ export async function startNode(): Promise<NodeCluster> {
   acquireLock();
   const before = snapshotHost();
   const run = mkdtempSync(join(tmpdir(), "llsd-node-"));
-  const state: NodeDone = { procs: [], run, bin, before };
+  writeFileSync(STATE, JSON.stringify({ pid: process.pid, run, bin, before } satisfies SavedState));
+  const onSignal = (signal: NodeJS.Signals): void => {
+    // Synchronous: the process is about to go, and the kubelet and containerd would outlive it.
+    for (const { proc } of state.procs) proc.kill("SIGKILL");
+    if (state.cp !== undefined) for (const pid of Object.values(state.cp.pids)) safeKill(pid);
+    killNodeProcesses(bin);
+    restoreHost(before, run);
+    rmSync(run, { recursive: true, force: true });
+    rmSync(STATE, { force: true });
+    rmSync(LOCK, { force: true });
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const state: NodeDone = { procs: [], run, bin, before, onSignal };
   const timings: Record<string, number> = {};
   const started = Date.now();
   const launch = (name: string, file: string, args: string[]): ChildProcess => {
@@ -344,6 +413,14 @@ export async function startNode(): Promise<NodeCluster> {
     let t = Date.now();
     state.cp = await startControlPlane({ nodeName: NODE_NAME, nodeIp: BRIDGE.ip });
     const cp = state.cp;
+    const saved: SavedState = {
+      pid: process.pid,
+      run,
+      bin,
+      before,
+      controlPlanePids: Object.values(cp.pids),
+    };
+    writeFileSync(STATE, JSON.stringify(saved));
     timings["controlPlane"] = Date.now() - t;
 
     t = Date.now();

@@ -10,25 +10,9 @@ import { defined } from "./lib/json.js";
 import { msg } from "./messages.js";
 import type { Observed } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
+import { ConditionReason } from "./reasons.js";
 import type { Desired } from "./desired.js";
 import type { Check, Resolution } from "./resolve.js";
-
-export const ConditionReason = {
-  Valid: "Valid",
-  AllReferencesFound: "AllReferencesFound",
-  SpecInvalid: "SpecInvalid",
-  BaseConfigNotRead: "BaseConfigNotRead",
-  ConfigGenerated: "ConfigGenerated",
-  OverrideConfig: "OverrideConfig",
-  DeploymentUpdated: "DeploymentUpdated",
-  KeptLastApplied: "KeptLastApplied",
-  NotCreated: "NotCreated",
-  DeploymentNotFound: "DeploymentNotFound",
-  MinimumReplicasAvailable: "MinimumReplicasAvailable",
-  MinimumReplicasUnavailable: "MinimumReplicasUnavailable",
-  RollingOut: "RollingOut",
-  Ready: "Ready",
-} as const;
 
 /** What the children rung did. */
 export interface Returned {

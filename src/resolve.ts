@@ -19,10 +19,10 @@ import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import type { CustomBase } from "./config/base-config.js";
 import { formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
-import { ConditionReason } from "./compute-status.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
-import { problem, problemsFromZod, Reason, type Problem, type Result } from "./problems.js";
+import { problem, problemsFromZod, type Problem, type Result } from "./problems.js";
+import { ConditionReason, Reason } from "./reasons.js";
 import { collectReferences, type Reference } from "./references.js";
 
 export type Check =

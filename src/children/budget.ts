@@ -7,7 +7,8 @@
 // the hook cannot tell which one Metacontroller runs.
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 
 /** Kubernetes' cap on all annotations of one object (TotalAnnotationSizeLimitB). */
 export const ANNOTATIONS_LIMIT = 256 * 1024;

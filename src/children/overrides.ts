@@ -13,7 +13,8 @@ import {
   TRUST,
 } from "../config/runtime.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { AUTH_CA_VOLUME, VOLUME_NAMES } from "./deployment.js";
 import {
   CONFIG_HASH_ANNOTATION,

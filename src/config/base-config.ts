@@ -8,7 +8,8 @@
 // server ignores them. Pure: the ConfigMap's text comes in with the request.
 import { parse } from "yaml";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem, type Result } from "../problems.js";
+import { problem, type Problem, type Result } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";

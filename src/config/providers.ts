@@ -5,7 +5,8 @@
 import { apiOfSpecKey, REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
 import { defaultProviderId, type ProviderBindings, type SpecBindings } from "./bindings.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { ProviderTypeInfo } from "./catalog.js";
 import type { Dialect } from "./dialect.js";
 import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";

@@ -10,7 +10,8 @@ import { KIND } from "../api/schema.js";
 import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
 import { largestParts } from "../children/budget.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem, type Result } from "../problems.js";
+import { problem, type Problem, type Result } from "../problems.js";
+import { Reason } from "../reasons.js";
 import {
   ANNOTATIONS_LIMIT,
   annotationBytes,

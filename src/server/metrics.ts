@@ -7,8 +7,7 @@
 // when the operator opts in (METRICS_PARENT_LABELS), one series per parent.
 import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { ConditionReason } from "../compute-status.js";
-import { Reason } from "../problems.js";
+import { ALL_REASONS, ConditionReason } from "../reasons.js";
 import type { ByteCache, TierStats } from "./memo.js";
 
 /** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
@@ -32,7 +31,7 @@ type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
 export interface OutcomeLabels {
   outcome: Outcome;
-  /** A Reason or ConditionReason, "other", or "none" (conflicts and refused requests). */
+  /** One of ALL_REASONS (src/reasons.ts), "other", or "none" (conflicts and refused requests). */
   reason: string;
 }
 
@@ -41,10 +40,7 @@ const OTHER_REASON = "other";
 /** The reason label of outcomes that have none (conflict, invalid_request, error). */
 const NO_REASON = "none";
 
-const KNOWN_REASONS: ReadonlySet<string> = new Set<string>([
-  ...Object.values(Reason),
-  ...Object.values(ConditionReason),
-]);
+const KNOWN_REASONS: ReadonlySet<string> = new Set(ALL_REASONS);
 
 /** A reason as a label value: one of the code's fixed reasons, else "other". */
 export function boundedReason(reason: unknown): string {

@@ -3,7 +3,8 @@ import { expect } from "chai";
 import type { Status } from "../../src/api/status.js";
 import { computeStatus, type Returned } from "../../src/compute-status.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
-import { problem, Reason } from "../../src/problems.js";
+import { problem } from "../../src/problems.js";
+import { Reason } from "../../src/reasons.js";
 import type { Desired } from "../../src/desired.js";
 import type { Resolution } from "../../src/resolve.js";
 

@@ -4,7 +4,6 @@
 import { expect } from "chai";
 import type { MetricObjectWithValues, MetricValue } from "prom-client";
 import request from "supertest";
-import { ConditionReason } from "../../../src/compute-status.js";
 import {
   boundedReason,
   createMetrics,
@@ -13,7 +12,7 @@ import {
   outcomeOfStatusCode,
 } from "../../../src/server/metrics.js";
 import { byteCache } from "../../../src/server/memo.js";
-import { Reason } from "../../../src/problems.js";
+import { ConditionReason, Reason } from "../../../src/reasons.js";
 import { driveSyncs, EXPECTED_OUTCOMES, HOSTILE_NAME, HOSTILE_TOKEN } from "./metrics-drive.js";
 
 const cond = (type: string, reason: unknown) => ({ type, reason, status: "False" });

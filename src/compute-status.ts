@@ -12,7 +12,7 @@ import type { Observed } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
 import { ConditionReason } from "./reasons.js";
 import type { Desired } from "./desired.js";
-import type { Check, Resolution } from "./resolve.js";
+import { problemsOf, type Check, type Resolution } from "./resolve.js";
 
 /** What the children rung did. */
 export interface Returned {
@@ -48,13 +48,6 @@ function fromCheck(check: Check, okReason: string, okMessage: string): Verdict {
   if (check.ok === true) return ["True", okReason, okMessage];
   if (check.ok === "unknown") return ["Unknown", check.reason, check.message];
   return ["False", check.problems[0]?.reason ?? "Failed", joinProblems(check.problems)];
-}
-
-/** Problems of every failed check, in condition order. */
-export function problemsOf(resolution: Resolution): Problem[] {
-  return [resolution.validation, resolution.references, resolution.config].flatMap((c) =>
-    c.ok === false ? c.problems : [],
-  );
 }
 
 /** Builds conditions that keep their lastTransitionTime while their status holds. */

@@ -67,6 +67,13 @@ function invalid(problems: Problem[], configWarnings: Problem[] = []): Resolutio
   };
 }
 
+/** Problems of every failed check, in condition order. */
+export function problemsOf(resolution: Resolution): Problem[] {
+  return [resolution.validation, resolution.references, resolution.config].flatMap((c) =>
+    c.ok === false ? c.problems : [],
+  );
+}
+
 function checkOf(problems: Problem[]): Check {
   return problems.length > 0 ? { ok: false, problems } : { ok: true };
 }

@@ -9,12 +9,12 @@ import { canonicalObject } from "./children/canonical.js";
 import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./children/keep.js";
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { planChildren } from "./children/plan.js";
-import { computeStatus, problemsOf, type Returned } from "./compute-status.js";
+import { computeStatus, type Returned } from "./compute-status.js";
 import { stableStringify } from "./lib/json.js";
 import { msg } from "./messages.js";
 import { observe, type Observed, type ObservedDeployment } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
-import { resolve, type Resolution, type ResolveContext } from "./resolve.js";
+import { problemsOf, resolve, type Resolution, type ResolveContext } from "./resolve.js";
 
 export interface SyncContext extends ResolveContext {
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */

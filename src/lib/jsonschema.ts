@@ -5,13 +5,13 @@
 // additionalProperties, items, numeric, length and item bounds, pattern,
 // x-kubernetes-int-or-string/preserve-unknown-fields and the uri format.
 //
-// For provider configs (the default mode), two Llama Stack rules shape it:
+// For provider configs two Llama Stack rules shape it:
 //  - a string holding a `${env.X}` placeholder is only known at startup, after
 //    substitution turns it into a string, number, boolean or null, so it
-//    passes any scalar type here;
+//    passes any scalar type here (the caller says which strings are deferred:
+//    the `isDeferred` option, LLAMA_STACK_VALUES in src/config/envsubst.ts);
 //  - pydantic silently drops keys a model does not declare (unless the model
 //    allows extras), so an undeclared key is reported: it would have no effect.
-import { hasPlaceholder } from "../config/envsubst.js";
 import { isObject, own, type Json } from "./json.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -74,10 +74,6 @@ function append(out: SchemaError[], more: readonly SchemaError[]): void {
   }
 }
 
-function isDeferred(value: Json): boolean {
-  return typeof value === "string" && hasPlaceholder(value);
-}
-
 function describeType(schema: Schema): string {
   const t = schema["type"];
   if (typeof t === "string") return `${/^[aeiou]/.test(t) ? "an" : "a"} ${t}`;
@@ -97,11 +93,9 @@ function checkUri(value: string): string | undefined {
 }
 
 export interface ValidateOptions {
-  /** Strings holding `${env.X}` pass any scalar type (Llama Stack configs). */
-  envPlaceholders: boolean;
+  /** A string known only at startup, which then becomes any scalar (a Llama Stack `${env.X}`). */
+  isDeferred?: (value: string) => boolean;
 }
-
-const LLAMA_STACK: ValidateOptions = { envPlaceholders: true };
 
 /** anyOf / oneOf: valid if one alternative is; else the errors of the one whose type fits. */
 function validateAlternatives(
@@ -195,7 +189,7 @@ function validateNode(
     const parts = allOf.flatMap((s) => validateNode(root, s, value, path, opts));
     if (parts.length > 0) return parts;
   }
-  if (opts.envPlaceholders && isDeferred(value)) {
+  if (typeof value === "string" && opts.isDeferred?.(value) === true) {
     const t = schema["type"];
     // A placeholder becomes a scalar at startup; it cannot become an object or a list.
     if (typeof t !== "string" || SCALARS.has(t)) return [];
@@ -263,11 +257,11 @@ function validateObject(
   return errors;
 }
 
-/** Validates `value` against a pydantic-exported JSON schema. */
+/** Validates `value` against a pydantic-exported or OpenAPI JSON schema. */
 export function validateAgainstSchema(
   schema: JsonSchema,
   value: Json,
-  opts: ValidateOptions = LLAMA_STACK,
+  opts: ValidateOptions = {},
 ): SchemaError[] {
   return validateNode(schema, schema, value, [], opts);
 }

@@ -4,7 +4,7 @@
 import type { Spec } from "./api/schema.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
 import { isObject, own } from "./lib/json.js";
-import { CONFIG_FILE, TLS_KEYS } from "./config/runtime.js";
+import { CONFIG_FILE, TLS_KEYS } from "./container.js";
 import { authCaOf } from "./config/auth.js";
 import { SECRET_NAME_KEYS, type SpecBindings } from "./config/bindings.js";
 import type { SecretBinding } from "./config/secrets.js";

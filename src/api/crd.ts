@@ -5,11 +5,7 @@
 // committed file is stale.
 import { z } from "zod";
 import { CRD_SCHEMA_META_KEY } from "./k8s.js";
-import {
-  V1ALPHA1,
-  V1ALPHA1_API_VERSION,
-  V1alpha1LlamaStackDistribution,
-} from "../convert/v1alpha1.js";
+import { V1ALPHA1, V1ALPHA1_API_VERSION, V1alpha1LlamaStackDistribution } from "./v1alpha1.js";
 import { API_VERSION, GROUP, KIND, LlamaStackDistribution, PLURAL, VERSION } from "./schema.js";
 
 type Schema = Record<string, unknown>;

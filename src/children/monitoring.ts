@@ -12,7 +12,7 @@
 // OTEL_SERVICE_NAMESPACE.
 import type { Monitoring } from "../api/monitoring.js";
 import type { Overrides } from "../api/workload.js";
-import { isOgx } from "../config/runtime.js";
+import { isOgx } from "../container.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";

@@ -11,7 +11,7 @@ import {
   isReservedEnvName,
   OGX_TMP,
   TRUST,
-} from "../config/runtime.js";
+} from "../container.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";

@@ -11,7 +11,7 @@ import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";
-import { checkSizes } from "./budget.js";
+import { checkSizes } from "../api/budget.js";
 import type { Child, Owner } from "./child.js";
 import { buildConfigMap } from "./configmap.js";
 import { buildDeployment, type DeploymentInput } from "./deployment.js";

@@ -17,7 +17,7 @@ import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { JsonObject } from "../lib/json.js";
 import type { Dialect } from "./dialect.js";
-import { AUTH_CA_FILE } from "./runtime.js";
+import { AUTH_CA_FILE } from "../container.js";
 
 /** The release's provider type of each spec.auth kind. */
 const PROVIDER_TYPE = { kubernetes: "kubernetes", oauth2: "oauth2_token" } as const;

@@ -5,7 +5,7 @@
 // generation depends on is answered here, so no stage looks into a schema.
 import type { JsonSchema, ProviderTypeInfo, ReleaseData } from "./catalog.js";
 import { isObject, own } from "../lib/json.js";
-import { isOgx } from "./runtime.js";
+import { isOgx } from "../container.js";
 
 export interface Dialect {
   /** The release, e.g. "1.5.0". */

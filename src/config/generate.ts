@@ -32,11 +32,11 @@ import {
   withProviders,
 } from "./providers.js";
 import { withResources } from "./resources.js";
-import { RUNTIME_ENV_NAMES, TRUST } from "./runtime.js";
+import { RUNTIME_ENV_NAMES, TRUST } from "../container.js";
 import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
 import { withServer } from "./server-section.js";
-import { checkConfigSize } from "../children/budget.js";
+import { checkConfigSize } from "../api/budget.js";
 import { customBaseOf, type CustomBase } from "./base-config.js";
 import { withStorage } from "./storage.js";
 import { withTrust } from "./trust.js";

@@ -11,7 +11,7 @@ import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
 import type { StackConfig } from "./model.js";
-import { CONFIG_FILE, TLS_FILES } from "./runtime.js";
+import { CONFIG_FILE, TLS_FILES } from "../container.js";
 import { authSection } from "./auth.js";
 
 /** Releases whose server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */

@@ -22,7 +22,7 @@ import { conditionalId, envRef } from "./envsubst.js";
 import type { Api, Provider, StackConfig } from "./model.js";
 import { providerLists } from "./model.js";
 import type { DeclaredProvider } from "./providers.js";
-import { TRUST } from "./runtime.js";
+import { TRUST } from "../container.js";
 
 /** The minimum TLS version that makes the bundle add to the system store; Python's default. */
 const MIN_VERSION = "TLSv1.2";

@@ -5,7 +5,7 @@
 // real status subresource of the generated CRD.
 import { expect } from "chai";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
-import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/children/budget.js";
+import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/api/budget.js";
 import { buildConfigMap } from "../../src/children/configmap.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";

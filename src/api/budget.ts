@@ -5,7 +5,7 @@
 // is far tighter than the 1 MiB of a ConfigMap's data or etcd's 1.5 MiB per
 // object, so it is the one checked; it is checked in either apply mode, since
 // the hook cannot tell which one Metacontroller runs.
-import type { KubeObject } from "../api/hook.js";
+import type { KubeObject } from "./hook.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";

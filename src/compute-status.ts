@@ -16,6 +16,8 @@ import { problemsOf, type Check, type Resolution } from "./resolve.js";
 
 /** What the children rung did. */
 export interface Returned {
+  /** Whether the children could be built; undefined when the spec left nothing to plan. */
+  plan: Check | undefined;
   /** The desired children were returned (false: the applied ones were kept, or none). */
   updated: boolean;
   /** The returned Deployment is applied and rolled out. */
@@ -48,6 +50,11 @@ function fromCheck(check: Check, okReason: string, okMessage: string): Verdict {
   if (check.ok === true) return ["True", okReason, okMessage];
   if (check.ok === "unknown") return ["Unknown", check.reason, check.message];
   return ["False", check.problems[0]?.reason ?? "Failed", joinProblems(check.problems)];
+}
+
+/** ValidationSucceeded: the spec is valid and its children can be built. */
+function validationCheck(resolution: Resolution, plan: Check | undefined): Check {
+  return resolution.validation.ok === true && plan !== undefined ? plan : resolution.validation;
 }
 
 /** Builds conditions that keep their lastTransitionTime while their status holds. */
@@ -110,13 +117,13 @@ function phaseOf(failed: boolean, ready: boolean, deployed: boolean): Phase {
 export function computeStatus(input: StatusInput): Status {
   const { observed, resolution, returned } = input;
   const condition = conditionFactory(input);
-  const problems = problemsOf(resolution);
+  const problems = problemsOf(resolution, returned.plan);
   const run = describedRun(input);
   const ok = msg.specValid();
   const checked = [
     condition(
       "ValidationSucceeded",
-      ...fromCheck(resolution.validation, ConditionReason.Valid, ok),
+      ...fromCheck(validationCheck(resolution, returned.plan), ConditionReason.Valid, ok),
     ),
     condition(
       "SecretsResolved",

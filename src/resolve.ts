@@ -67,11 +67,13 @@ function invalid(problems: Problem[], configWarnings: Problem[] = []): Resolutio
   };
 }
 
-/** Problems of every failed check, in condition order. */
-export function problemsOf(resolution: Resolution): Problem[] {
-  return [resolution.validation, resolution.references, resolution.config].flatMap((c) =>
-    c.ok === false ? c.problems : [],
-  );
+/**
+ * Problems of every failed check, in condition order; `plan` is the children's
+ * plan (sync.ts), reported with the spec's validation.
+ */
+export function problemsOf(resolution: Resolution, plan: Check | undefined): Problem[] {
+  const { validation, references, config } = resolution;
+  return [validation, plan, references, config].flatMap((c) => (c?.ok === false ? c.problems : []));
 }
 
 function checkOf(problems: Problem[]): Check {

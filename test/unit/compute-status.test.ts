@@ -87,9 +87,14 @@ const invalid: Resolution = {
   desired: undefined,
 };
 
-const updated: Returned = { updated: true, rolledOut: false, workloadWarnings: [] };
-const kept: Returned = { updated: false, rolledOut: false, workloadWarnings: [] };
-const done: Returned = { updated: true, rolledOut: true, workloadWarnings: [] };
+const updated: Returned = {
+  plan: { ok: true },
+  updated: true,
+  rolledOut: false,
+  workloadWarnings: [],
+};
+const kept: Returned = { plan: undefined, updated: false, rolledOut: false, workloadWarnings: [] };
+const done: Returned = { plan: { ok: true }, updated: true, rolledOut: true, workloadWarnings: [] };
 
 const byType = (s: Status) => new Map((s.conditions ?? []).map((c) => [c.type, c]));
 
@@ -146,6 +151,18 @@ describe("computeStatus", () => {
       returned: kept,
       phase: "Failed",
       ready: "InvalidSpec",
+      extra: ["Stalled"],
+    },
+    {
+      what: "a valid spec whose children cannot be built: ValidationSucceeded=False, Stalled",
+      observed: observed({ deployment: deployment(2, true) }),
+      resolution: valid,
+      returned: {
+        ...kept,
+        plan: { ok: false, problems: [problem(Reason.ChildTooLarge, "spec", "too large")] },
+      },
+      phase: "Failed",
+      ready: "ChildTooLarge",
       extra: ["Stalled"],
     },
   ];

@@ -17,7 +17,7 @@ import {
 } from "./config/distribution.js";
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import type { CustomBase } from "./config/base-config.js";
-import { formatPath, isObject, own } from "./lib/json.js";
+import { compareStrings, formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
@@ -359,7 +359,7 @@ export function checkReferences(
 export function inputsHash(refs: readonly Reference[], related: Related): string {
   const byId = new Map(refs.map((r) => [`${r.kind}/${r.name}`, r]));
   const lines = [...byId]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareStrings(a, b))
     .map(([id, ref]) => `${id}@${lookup(ref, related)?.metadata.resourceVersion ?? "missing"}`);
   return sha256Hex(lines.join("\n")).slice(0, 16);
 }

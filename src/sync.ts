@@ -10,7 +10,7 @@ import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./ch
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { planChildren } from "./children/plan.js";
 import { computeStatus, type Returned } from "./compute-status.js";
-import { stableStringify } from "./lib/json.js";
+import { canonicalJson } from "./lib/json.js";
 import { msg } from "./messages.js";
 import { observe, type Observed, type ObservedDeployment } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
@@ -152,7 +152,7 @@ function isRolledOut(
 ): boolean {
   if (observed === undefined) return false;
   const applied = appliedOf(observed, parent);
-  if (!applied.ok || stableStringify(applied.object) !== stableStringify(desired)) return false;
+  if (!applied.ok || canonicalJson(applied.object) !== canonicalJson(desired)) return false;
   const status = observed.status ?? {};
   const replicas = observed.spec?.replicas ?? 1;
   return (

@@ -2,6 +2,7 @@
 // field path in the LlamaStackDistribution), what and the fix (the message),
 // and a CamelCase reason for status conditions (src/reasons.ts).
 import type { z } from "zod";
+import { formatPath } from "./lib/json.js";
 import { Reason } from "./reasons.js";
 
 export interface Problem {
@@ -28,11 +29,7 @@ export type Result<T> =
 /** zod's issues as problems: the path in the object parsed, and the fix. */
 export function problemsFromZod(error: z.ZodError): Problem[] {
   return error.issues.map((issue) => {
-    const path =
-      issue.path
-        .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
-        .join(".")
-        .replace(/\.\[/g, "[") || "spec";
+    const path = formatPath(issue.path) || "spec";
     let detail = issue.message;
     if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
     if (issue.code === "unrecognized_keys")

@@ -41,12 +41,12 @@ export function deepMerge(base: Json, over: Json): Json {
   return out;
 }
 
-/** `providers.inference[0].config` from path segments. */
-export function formatPath(segments: readonly (string | number)[]): string {
+/** `providers.inference[0].config` from path segments (zod's issue paths included). */
+export function formatPath(segments: readonly PropertyKey[]): string {
   let out = "";
   for (const s of segments) {
     if (typeof s === "number") out += `[${s}]`;
-    else out += out === "" ? s : `.${s}`;
+    else out += out === "" ? String(s) : `.${String(s)}`;
   }
   return out;
 }

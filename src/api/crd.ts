@@ -103,11 +103,10 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
     unrepresentable: "any",
     reused: "inline",
     override: (ctx) => {
-      const meta = z.globalRegistry.get(ctx.zodSchema as unknown as z.ZodType) as
-        Record<string, unknown> | undefined;
+      const meta = z.globalRegistry.get(ctx.zodSchema as unknown as z.ZodType);
       const replacement = overrideFor(meta, ctx.jsonSchema);
       if (replacement === undefined) return;
-      for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[k];
+      for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
       Object.assign(ctx.jsonSchema, replacement);
     },
   });

@@ -7,6 +7,7 @@
 // when the operator opts in (METRICS_PARENT_LABELS), one series per parent.
 import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Condition, Phase } from "../api/status.js";
 import { ALL_REASONS, ConditionReason } from "../reasons.js";
 import type { ByteCache, TierStats } from "./memo.js";
 
@@ -47,29 +48,27 @@ export function boundedReason(reason: unknown): string {
   return typeof reason === "string" && KNOWN_REASONS.has(reason) ? reason : OTHER_REASON;
 }
 
-function conditionReason(conditions: unknown, type: string): unknown {
-  if (!Array.isArray(conditions)) return undefined;
-  const found: unknown = conditions.find(
-    (c: unknown) => typeof c === "object" && c !== null && (c as { type?: unknown }).type === type,
-  );
-  return (found as { reason?: unknown } | undefined)?.reason;
+/** What outcomeOf reads of a Status. */
+interface StatusSummary {
+  phase?: Phase | undefined;
+  conditions?: readonly Pick<Condition, "type" | "reason">[] | undefined;
 }
 
 /** The outcome of a sync answered 200, from the status it returned. */
-export function outcomeOf(status: unknown): OutcomeLabels {
-  const { phase, conditions } = (status ?? {}) as { phase?: unknown; conditions?: unknown };
+export function outcomeOf(status: StatusSummary): OutcomeLabels {
+  const { phase, conditions = [] } = status;
+  const conditionReason = (type: string) => conditions.find((c) => c.type === type)?.reason;
   if (phase === "Ready") return { outcome: Outcome.Ready, reason: ConditionReason.Ready };
   if (phase === "Failed") {
-    const kept =
-      conditionReason(conditions, "DeploymentUpdated") === ConditionReason.KeptLastApplied;
+    const kept = conditionReason("DeploymentUpdated") === ConditionReason.KeptLastApplied;
     return {
       outcome: kept ? Outcome.Kept : Outcome.Failed,
-      reason: boundedReason(conditionReason(conditions, "Stalled")),
+      reason: boundedReason(conditionReason("Stalled")),
     };
   }
   return {
     outcome: Outcome.Progressing,
-    reason: boundedReason(conditionReason(conditions, "Ready")),
+    reason: boundedReason(conditionReason("Ready")),
   };
 }
 

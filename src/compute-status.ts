@@ -192,15 +192,14 @@ function describedRun(
       port: desired.port,
       tls: desired.tls !== undefined,
     }),
-    externalURL: externalUrl(desired.spec),
+    externalURL: externalUrl(desired.ingress),
   });
 }
 
 /** Where the Ingress of networking.expose serves the server, when it names a host. */
-function externalUrl(spec: Desired["spec"]): string | undefined {
-  const expose = spec.networking?.expose;
-  if (expose?.enabled !== true || expose.hostname === undefined) return undefined;
-  return `${expose.tlsSecretName === undefined ? "http" : "https"}://${expose.hostname}`;
+function externalUrl(ingress: Desired["ingress"]): string | undefined {
+  if (ingress?.hostname === undefined) return undefined;
+  return `${ingress.tlsSecretName === undefined ? "http" : "https"}://${ingress.hostname}`;
 }
 
 function configGeneration(desired: Desired, observed: Observed): Status["configGeneration"] {

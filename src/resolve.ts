@@ -4,8 +4,8 @@
 import type { KubeObject } from "./api/hook.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./api/workload.js";
-import type { Desired, DesiredConfig, ServerTls } from "./desired.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/workload.js";
+import type { Desired, DesiredConfig } from "./desired.js";
 import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import { specBindings, type SpecBindings } from "./config/bindings.js";
 import type { Catalog } from "./config/catalog.js";
@@ -115,7 +115,7 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   const config = resolveConfig(
     { spec: spec.value, bindings },
     distribution.value,
-    layout.port,
+    layout,
     observed.related,
     ctx,
   );
@@ -138,25 +138,18 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   };
 }
 
-/** The one answer to "does the server serve TLS?". */
-function serverTls(spec: Spec): ServerTls | undefined {
-  const tls = spec.networking?.tls;
-  if (tls?.enabled !== true || tls.secretName === undefined) return undefined;
-  return {
-    secretName: tls.secretName,
-    requireClientCertificate: tls.requireClientCertificate === true,
-  };
-}
-
 function replicasOf(workload: Spec["workload"]): number | undefined {
   return workload?.autoscaling === undefined ? (workload?.replicas ?? 1) : undefined;
 }
 
 /** The facts several children share: each default is applied here, once. */
-export function layoutOf(spec: Spec): Pick<Desired, "port" | "tls" | "dataDir" | "replicas"> {
+export function layoutOf(
+  spec: Spec,
+): Pick<Desired, "port" | "tls" | "ingress" | "dataDir" | "replicas"> {
   return {
     port: spec.networking?.port ?? DEFAULT_PORT,
-    tls: serverTls(spec),
+    tls: serverTlsOf(spec.networking),
+    ingress: ingressOf(spec.networking),
     dataDir: (spec.workload?.storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, ""),
     replicas: replicasOf(spec.workload),
   };
@@ -175,10 +168,13 @@ const baseNotRead: Check = {
   message: msg.baseConfigNotRead(),
 };
 
+/** What the config's server section reads of the layout. */
+type ServerLayout = Pick<Desired, "port" | "tls">;
+
 function resolveConfig(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: ResolvedDistribution,
-  port: number,
+  layout: ServerLayout,
   related: Related,
   ctx: ResolveContext,
 ): ConfigResolution {
@@ -203,14 +199,14 @@ function resolveConfig(
     if (base === undefined) return { check: baseNotRead, warnings: [], desired: undefined };
     if ("problem" in base) return failedConfig([base.problem], []);
     const named = { ...distribution, name: baseRef.configMapName, release };
-    return generated(parsed, named, port, ctx, { ...baseRef, text: base.text });
+    return generated(parsed, named, layout, ctx, { ...baseRef, text: base.text });
   }
   if (name === undefined || release === undefined) {
     const path = "spec.distribution.image";
     const required = problem(Reason.BaseConfigRequired, path, msg.baseConfigRequired(image));
     return failedConfig([required], []);
   }
-  return generated(parsed, { ...distribution, name, release }, port, ctx, undefined);
+  return generated(parsed, { ...distribution, name, release }, layout, ctx, undefined);
 }
 
 function failedConfig(problems: Problem[], warnings: Problem[]): ConfigResolution {
@@ -221,7 +217,7 @@ function failedConfig(problems: Problem[], warnings: Problem[]): ConfigResolutio
 function generated(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: GenerateInput["distribution"],
-  port: number,
+  layout: ServerLayout,
   ctx: ResolveContext,
   base: CustomBase | undefined,
 ): ConfigResolution {
@@ -232,8 +228,8 @@ function generated(
     distribution,
     catalog: ctx.catalog,
     userEnvNames: (spec.workload?.overrides?.env ?? []).map((e) => e.name),
-    port,
-    server: serverSection(spec),
+    port: layout.port,
+    server: serverSection(spec, layout.tls),
     base,
   });
   return result.ok

@@ -112,16 +112,16 @@ function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
 /** The Ingress of networking.expose and the NetworkPolicy of networking.allowedFrom. */
 function networkChildren(desired: Desired, owner: Owner): KubeObject[] {
   const { spec } = desired;
-  const expose = spec.networking?.expose;
+  const { ingress } = desired;
   const allowedFrom = spec.networking?.allowedFrom;
   const children: KubeObject[] = [];
-  if (expose !== undefined && expose.enabled) {
+  if (ingress !== undefined) {
     children.push(
       buildIngress({
         ...owner,
-        hostname: expose.hostname,
-        ingressClassName: expose.ingressClassName,
-        tlsSecretName: expose.tlsSecretName,
+        hostname: ingress.hostname,
+        ingressClassName: ingress.ingressClassName,
+        tlsSecretName: ingress.tlsSecretName,
         backendTls: desired.tls !== undefined,
       }),
     );

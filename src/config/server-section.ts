@@ -2,6 +2,7 @@
 // authentication"): the port, the TLS files, the workers, auth and, where the
 // release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
+import type { ServerTls } from "../api/workload.js";
 import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
@@ -45,13 +46,13 @@ export function checkOverrideTls(
   );
 }
 
-export function serverSection(spec: Spec): JsonObject {
+/** The config's server section: `tls` is the server's TLS when on (serverTlsOf). */
+export function serverSection(spec: Spec, tls: ServerTls | undefined): JsonObject {
   const server: JsonObject = {};
-  const tls = spec.networking?.tls;
-  if (tls?.enabled === true) {
+  if (tls !== undefined) {
     server["tls_certfile"] = TLS_FILES.cert;
     server["tls_keyfile"] = TLS_FILES.key;
-    if (tls.requireClientCertificate === true) server["tls_cafile"] = TLS_FILES.ca;
+    if (tls.requireClientCertificate) server["tls_cafile"] = TLS_FILES.ca;
   }
   if (spec.workload?.workers !== undefined) server["workers"] = spec.workload.workers;
   if (spec.auth !== undefined) server["auth"] = authSection(spec.auth);

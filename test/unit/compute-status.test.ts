@@ -48,6 +48,7 @@ const desired: Desired = {
   distribution: { name: "starter", release: "0.7.3", image: "img:1" },
   port: 8321,
   tls: undefined,
+  ingress: undefined,
   dataDir: "/.llama",
   replicas: 1,
   references: [],

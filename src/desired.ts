@@ -5,6 +5,7 @@ import type { Ingress, ServerTls } from "./api/workload.js";
 import type { ResolvedDistribution } from "./config/distribution.js";
 import type { GeneratedConfig } from "./config/generate.js";
 import type { Reference } from "./references.js";
+import type { ReleaseFacts } from "./release.js";
 
 /** Where the server's config.yaml comes from. */
 export type DesiredConfig =
@@ -16,6 +17,8 @@ export interface Desired {
   namespace: string;
   spec: Spec;
   distribution: ResolvedDistribution;
+  /** What distribution.release means for the pod (releaseFacts). */
+  releaseFacts: ReleaseFacts;
   port: number;
   /** The server's own TLS, when on (serverTlsOf). */
   tls: ServerTls | undefined;

@@ -24,6 +24,7 @@ import type { Observed, Related } from "./observe.js";
 import { problem, problemsFromZod, type Problem, type Result } from "./problems.js";
 import { ConditionReason, Reason } from "./reasons.js";
 import { collectReferences, type Reference } from "./references.js";
+import { releaseFacts } from "./release.js";
 
 export type Check =
   | { ok: true }
@@ -124,6 +125,7 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
     namespace: observed.namespace,
     spec: spec.value,
     distribution: distribution.value,
+    releaseFacts: releaseFacts(distribution.value.release),
     ...layout,
     references,
     inputsHash: inputsHash(references, observed.related),

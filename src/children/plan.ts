@@ -94,7 +94,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     podLabels: overrides?.podLabels,
     podAnnotations: overrides?.podAnnotations,
     metricsPort: spec.monitoring?.metrics?.port,
-    monitoringEnv: monitoringEnv(spec.monitoring, desired.distribution.release, owner),
+    monitoringEnv: monitoringEnv(spec.monitoring, desired.releaseFacts.ogx, owner),
     terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
     caBundle: spec.trust?.caBundle,
   };
@@ -211,6 +211,7 @@ export function planChildren(input: PlanInput): Plan {
     {
       monitoring: spec.monitoring,
       release: desired.distribution.release,
+      releaseFacts: desired.releaseFacts,
       overrides: spec.workload?.overrides,
       childGroups: input.childGroups,
     },
@@ -241,7 +242,7 @@ export function planChildren(input: PlanInput): Plan {
   const problems = [
     ...checkOverrides(spec.workload?.overrides, {
       dataDir: desired.dataDir,
-      release: desired.distribution.release,
+      ogx: desired.releaseFacts.ogx === true,
       trust: spec.trust !== undefined,
       authCa: authCaOf(spec.auth) !== undefined,
     }),

@@ -46,6 +46,7 @@ const desired: Desired = {
   namespace: "ns",
   spec: { distribution: { name: "starter" } },
   distribution: { name: "starter", release: "0.7.3", image: "img:1" },
+  releaseFacts: { ogx: false, metricsEndpoint: false },
   port: 8321,
   tls: undefined,
   ingress: undefined,

@@ -28,6 +28,8 @@ export interface Desired {
   dataDir: string;
   /** The Deployment's replicas; undefined when an HPA owns them. */
   replicas: number | undefined;
+  /** The fewest pods that run: replicas, or the HPA's minReplicas. */
+  minReplicas: number;
   /** Every Secret and ConfigMap the spec refers to. */
   references: Reference[];
   /** Changes when any referenced object changes: rolls the pods. */

@@ -140,20 +140,25 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   };
 }
 
-function replicasOf(workload: Spec["workload"]): number | undefined {
-  return workload?.autoscaling === undefined ? (workload?.replicas ?? 1) : undefined;
+/** The Deployment's replicas (undefined when an HPA owns them) and the fewest pods that run. */
+function replicasOf(workload: Spec["workload"]): Pick<Desired, "replicas" | "minReplicas"> {
+  const autoscaling = workload?.autoscaling;
+  const replicas = workload?.replicas ?? 1;
+  return autoscaling === undefined
+    ? { replicas, minReplicas: replicas }
+    : { replicas: undefined, minReplicas: autoscaling.minReplicas };
 }
 
 /** The facts several children share: each default is applied here, once. */
 export function layoutOf(
   spec: Spec,
-): Pick<Desired, "port" | "tls" | "ingress" | "dataDir" | "replicas"> {
+): Pick<Desired, "port" | "tls" | "ingress" | "dataDir" | "replicas" | "minReplicas"> {
   return {
     port: spec.networking?.port ?? DEFAULT_PORT,
     tls: serverTlsOf(spec.networking),
     ingress: ingressOf(spec.networking),
     dataDir: (spec.workload?.storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, ""),
-    replicas: replicasOf(spec.workload),
+    ...replicasOf(spec.workload),
   };
 }
 

@@ -173,7 +173,8 @@ function storageChildren(input: PlanInput, owner: Owner): Part {
  * a budget that would allow no disruption is left out, since it would block
  * every node drain.
  */
-function scalingChildren(workload: Spec["workload"], owner: Owner): Part {
+function scalingChildren(desired: Desired, owner: Owner): Part {
+  const workload = desired.spec.workload;
   const autoscaling = workload?.autoscaling;
   const budget = workload?.podDisruptionBudget;
   const part: Part = { children: [], problems: [], warnings: [] };
@@ -189,7 +190,7 @@ function scalingChildren(workload: Spec["workload"], owner: Owner): Part {
     );
   }
   if (budget === undefined) return part;
-  const replicas = autoscaling?.minReplicas ?? workload?.replicas ?? 1;
+  const replicas = desired.minReplicas;
   if (allowedDisruptions(replicas, budget) >= 1)
     part.children.push(buildPdb({ ...owner, ...budget }));
   else {
@@ -206,7 +207,7 @@ export function planChildren(input: PlanInput): Plan {
   const owner: Owner = { llsd: desired.llsd, namespace: desired.namespace };
   const desiredDeployment = buildDeployment(deploymentInputOf(desired, owner));
   const storage = storageChildren(input, owner);
-  const scaling = scalingChildren(spec.workload, owner);
+  const scaling = scalingChildren(desired, owner);
   const monitoring = planMonitoring(
     {
       monitoring: spec.monitoring,

@@ -52,6 +52,7 @@ const desired: Desired = {
   ingress: undefined,
   dataDir: "/.llama",
   replicas: 1,
+  minReplicas: 1,
   references: [],
   inputsHash: "0",
   config: {

@@ -10,28 +10,14 @@ import { defined } from "./lib/json.js";
 import { msg } from "./messages.js";
 import type { Observed } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
+import { ConditionReason } from "./reasons.js";
 import type { Desired } from "./desired.js";
-import type { Check, Resolution } from "./resolve.js";
-
-export const ConditionReason = {
-  Valid: "Valid",
-  AllReferencesFound: "AllReferencesFound",
-  SpecInvalid: "SpecInvalid",
-  BaseConfigNotRead: "BaseConfigNotRead",
-  ConfigGenerated: "ConfigGenerated",
-  OverrideConfig: "OverrideConfig",
-  DeploymentUpdated: "DeploymentUpdated",
-  KeptLastApplied: "KeptLastApplied",
-  NotCreated: "NotCreated",
-  DeploymentNotFound: "DeploymentNotFound",
-  MinimumReplicasAvailable: "MinimumReplicasAvailable",
-  MinimumReplicasUnavailable: "MinimumReplicasUnavailable",
-  RollingOut: "RollingOut",
-  Ready: "Ready",
-} as const;
+import { problemsOf, type Check, type Resolution } from "./resolve.js";
 
 /** What the children rung did. */
 export interface Returned {
+  /** Whether the children could be built; undefined when the spec left nothing to plan. */
+  plan: Check | undefined;
   /** The desired children were returned (false: the applied ones were kept, or none). */
   updated: boolean;
   /** The returned Deployment is applied and rolled out. */
@@ -66,11 +52,9 @@ function fromCheck(check: Check, okReason: string, okMessage: string): Verdict {
   return ["False", check.problems[0]?.reason ?? "Failed", joinProblems(check.problems)];
 }
 
-/** Problems of every failed check, in condition order. */
-export function problemsOf(resolution: Resolution): Problem[] {
-  return [resolution.validation, resolution.references, resolution.config].flatMap((c) =>
-    c.ok === false ? c.problems : [],
-  );
+/** ValidationSucceeded: the spec is valid and its children can be built. */
+function validationCheck(resolution: Resolution, plan: Check | undefined): Check {
+  return resolution.validation.ok === true && plan !== undefined ? plan : resolution.validation;
 }
 
 /** Builds conditions that keep their lastTransitionTime while their status holds. */
@@ -133,13 +117,13 @@ function phaseOf(failed: boolean, ready: boolean, deployed: boolean): Phase {
 export function computeStatus(input: StatusInput): Status {
   const { observed, resolution, returned } = input;
   const condition = conditionFactory(input);
-  const problems = problemsOf(resolution);
+  const problems = problemsOf(resolution, returned.plan);
   const run = describedRun(input);
   const ok = msg.specValid();
   const checked = [
     condition(
       "ValidationSucceeded",
-      ...fromCheck(resolution.validation, ConditionReason.Valid, ok),
+      ...fromCheck(validationCheck(resolution, returned.plan), ConditionReason.Valid, ok),
     ),
     condition(
       "SecretsResolved",
@@ -208,15 +192,14 @@ function describedRun(
       port: desired.port,
       tls: desired.tls !== undefined,
     }),
-    externalURL: externalUrl(desired.spec),
+    externalURL: externalUrl(desired.ingress),
   });
 }
 
 /** Where the Ingress of networking.expose serves the server, when it names a host. */
-function externalUrl(spec: Desired["spec"]): string | undefined {
-  const expose = spec.networking?.expose;
-  if (expose?.enabled !== true || expose.hostname === undefined) return undefined;
-  return `${expose.tlsSecretName === undefined ? "http" : "https"}://${expose.hostname}`;
+function externalUrl(ingress: Desired["ingress"]): string | undefined {
+  if (ingress?.hostname === undefined) return undefined;
+  return `${ingress.tlsSecretName === undefined ? "http" : "https"}://${ingress.hostname}`;
 }
 
 function configGeneration(desired: Desired, observed: Observed): Status["configGeneration"] {

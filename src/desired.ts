@@ -1,32 +1,35 @@
 // What should run, worked out once from a valid spec by resolve() (src/resolve.ts).
 // Every later stage (children, status) reads these facts; none works them out again.
 import type { Spec } from "./api/schema.js";
+import type { Ingress, ServerTls } from "./api/workload.js";
 import type { ResolvedDistribution } from "./config/distribution.js";
 import type { GeneratedConfig } from "./config/generate.js";
 import type { Reference } from "./references.js";
+import type { ReleaseFacts } from "./release.js";
 
 /** Where the server's config.yaml comes from. */
 export type DesiredConfig =
   | { source: "generated"; generated: GeneratedConfig }
   | { source: "override"; configMapName: string };
 
-/** The server's own TLS (spec.networking.tls), when enabled. */
-export interface ServerTls {
-  secretName: string;
-  requireClientCertificate: boolean;
-}
-
 export interface Desired {
   llsd: string;
   namespace: string;
   spec: Spec;
   distribution: ResolvedDistribution;
+  /** What distribution.release means for the pod (releaseFacts). */
+  releaseFacts: ReleaseFacts;
   port: number;
+  /** The server's own TLS, when on (serverTlsOf). */
   tls: ServerTls | undefined;
+  /** networking.expose, when on: the Ingress (ingressOf). */
+  ingress: Ingress | undefined;
   /** The data volume's mount path, without a trailing slash. */
   dataDir: string;
   /** The Deployment's replicas; undefined when an HPA owns them. */
   replicas: number | undefined;
+  /** The fewest pods that run: replicas, or the HPA's minReplicas. */
+  minReplicas: number;
   /** Every Secret and ConfigMap the spec refers to. */
   references: Reference[];
   /** Changes when any referenced object changes: rolls the pods. */

@@ -2,7 +2,7 @@
 // A message says what is wrong and the fix; the field path goes in front of
 // it (problems.ts formatProblem): `spec.x: what; fix`.
 
-import { isOgx, TRUST } from "./config/runtime.js";
+import { isOgx, TRUST } from "./container.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
@@ -142,7 +142,7 @@ export const msg = {
   pdbSkipped: (replicas: number) =>
     `no PodDisruptionBudget is created: with ${replicas} replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget`,
 
-  // bounds (src/api/bounds.ts) and sizes (src/children/budget.ts)
+  // bounds (src/api/bounds.ts) and sizes (src/api/budget.ts)
   tooDeep: (max: number) =>
     `is nested more than ${max} levels deep; flatten it (llsd-hook refuses deeper values so that validation cannot overflow)`,
   tooWide: (count: number, max: number) =>

@@ -1,54 +1,9 @@
 // A problem found while turning a spec into a config and children: where (a
 // field path in the LlamaStackDistribution), what and the fix (the message),
-// and a CamelCase reason for status conditions (README "Reasons").
+// and a CamelCase reason for status conditions (src/reasons.ts).
 import type { z } from "zod";
-
-export const Reason = {
-  // The spec itself
-  InvalidSpec: "InvalidSpec",
-  UnknownDistribution: "UnknownDistribution",
-  UnsupportedRelease: "UnsupportedRelease",
-  NoImage: "NoImage",
-  RemovedApi: "RemovedApi",
-  BaseConfigRequired: "BaseConfigRequired",
-  InvalidBaseConfig: "InvalidBaseConfig",
-  UnknownApi: "UnknownApi",
-  UnknownProviderType: "UnknownProviderType",
-  DeprecatedProviderType: "DeprecatedProviderType",
-  FieldMappingFailed: "FieldMappingFailed",
-  InvalidProviderConfig: "InvalidProviderConfig",
-  SecretInSettings: "SecretInSettings",
-  ConflictingProvider: "ConflictingProvider",
-  UnknownProvider: "UnknownProvider",
-  DisabledDependency: "DisabledDependency",
-  UnsupportedStorageField: "UnsupportedStorageField",
-  UnsupportedResource: "UnsupportedResource",
-  EnvVarCollision: "EnvVarCollision",
-  EnvVarUnset: "EnvVarUnset",
-  ChildTooLarge: "ChildTooLarge",
-  UnsupportedAuthProvider: "UnsupportedAuthProvider",
-  // Objects the spec refers to
-  SecretNotFound: "SecretNotFound",
-  SecretKeyNotFound: "SecretKeyNotFound",
-  ConfigMapNotFound: "ConfigMapNotFound",
-  ConfigMapKeyNotFound: "ConfigMapKeyNotFound",
-  // Warnings (reported in messages, never blocking)
-  NothingToDisable: "NothingToDisable",
-  PdbSkipped: "PdbSkipped",
-  VolumeKept: "VolumeKept",
-  RetiredImage: "RetiredImage",
-  NewerReleaseAvailable: "NewerReleaseAvailable",
-  OverrideNeedsTls: "OverrideNeedsTls",
-  // spec.trust (warnings)
-  CaBundleNotApplied: "CaBundleNotApplied",
-  // spec.monitoring
-  MetricsEndpointUnavailable: "MetricsEndpointUnavailable",
-  // Converted from llamastack.io/v1alpha1 (docs/conversion.md)
-  CrossNamespaceConfigMap: "CrossNamespaceConfigMap",
-  FieldNotApplied: "FieldNotApplied",
-  ServiceMonitorUnavailable: "ServiceMonitorUnavailable",
-} as const;
-export type Reason = (typeof Reason)[keyof typeof Reason];
+import { formatPath } from "./lib/json.js";
+import { Reason } from "./reasons.js";
 
 export interface Problem {
   reason: Reason;
@@ -74,11 +29,7 @@ export type Result<T> =
 /** zod's issues as problems: the path in the object parsed, and the fix. */
 export function problemsFromZod(error: z.ZodError): Problem[] {
   return error.issues.map((issue) => {
-    const path =
-      issue.path
-        .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
-        .join(".")
-        .replace(/\.\[/g, "[") || "spec";
+    const path = formatPath(issue.path) || "spec";
     let detail = issue.message;
     if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
     if (issue.code === "unrecognized_keys")

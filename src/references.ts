@@ -2,9 +2,10 @@
 // Metacontroller for them, and sync checks they exist with the keys used.
 // Only names, keys and resourceVersions are ever read; never Secret data.
 import type { Spec } from "./api/schema.js";
+import { ingressOf, serverTlsOf } from "./api/workload.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
 import { isObject, own } from "./lib/json.js";
-import { CONFIG_FILE, TLS_KEYS } from "./config/runtime.js";
+import { CONFIG_FILE, TLS_KEYS } from "./container.js";
 import { authCaOf } from "./config/auth.js";
 import { SECRET_NAME_KEYS, type SpecBindings } from "./config/bindings.js";
 import type { SecretBinding } from "./config/secrets.js";
@@ -61,10 +62,9 @@ function bindingReferences(spec: Spec, bindings: SpecBindings): Reference[] {
 /** Every reference of a valid spec, in a fixed order; `bindings` are the spec's own. */
 export function collectReferences(spec: Spec, bindings: SpecBindings): Reference[] {
   const refs = bindingReferences(spec, bindings);
-  const tls = spec.networking?.tls;
-  if (tls?.enabled === true && tls.secretName !== undefined) {
-    const keys =
-      tls.requireClientCertificate === true ? [TLS_KEYS.ca, ...SERVER_TLS_KEYS] : SERVER_TLS_KEYS;
+  const tls = serverTlsOf(spec.networking);
+  if (tls !== undefined) {
+    const keys = tls.requireClientCertificate ? [TLS_KEYS.ca, ...SERVER_TLS_KEYS] : SERVER_TLS_KEYS;
     refs.push({
       kind: "Secret",
       name: tls.secretName,
@@ -72,11 +72,11 @@ export function collectReferences(spec: Spec, bindings: SpecBindings): Reference
       path: "spec.networking.tls.secretName",
     });
   }
-  const expose = spec.networking?.expose;
-  if (expose?.enabled === true && expose.tlsSecretName !== undefined) {
+  const ingressTlsSecret = ingressOf(spec.networking)?.tlsSecretName;
+  if (ingressTlsSecret !== undefined) {
     refs.push({
       kind: "Secret",
-      name: expose.tlsSecretName,
+      name: ingressTlsSecret,
       keys: SERVER_TLS_KEYS,
       path: "spec.networking.expose.tlsSecretName",
     });

@@ -4,8 +4,8 @@
 import type { KubeObject } from "./api/hook.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./api/workload.js";
-import type { Desired, DesiredConfig, ServerTls } from "./desired.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/workload.js";
+import type { Desired, DesiredConfig } from "./desired.js";
 import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import { specBindings, type SpecBindings } from "./config/bindings.js";
 import type { Catalog } from "./config/catalog.js";
@@ -17,13 +17,14 @@ import {
 } from "./config/distribution.js";
 import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import type { CustomBase } from "./config/base-config.js";
-import { formatPath, isObject, own } from "./lib/json.js";
+import { compareStrings, formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
-import { ConditionReason } from "./compute-status.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
-import { problem, problemsFromZod, Reason, type Problem, type Result } from "./problems.js";
+import { problem, problemsFromZod, type Problem, type Result } from "./problems.js";
+import { ConditionReason, Reason } from "./reasons.js";
 import { collectReferences, type Reference } from "./references.js";
+import { releaseFacts } from "./release.js";
 
 export type Check =
   | { ok: true }
@@ -67,6 +68,15 @@ function invalid(problems: Problem[], configWarnings: Problem[] = []): Resolutio
   };
 }
 
+/**
+ * Problems of every failed check, in condition order; `plan` is the children's
+ * plan (sync.ts), reported with the spec's validation.
+ */
+export function problemsOf(resolution: Resolution, plan: Check | undefined): Problem[] {
+  const { validation, references, config } = resolution;
+  return [validation, plan, references, config].flatMap((c) => (c?.ok === false ? c.problems : []));
+}
+
 function checkOf(problems: Problem[]): Check {
   return problems.length > 0 ? { ok: false, problems } : { ok: true };
 }
@@ -106,7 +116,7 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   const config = resolveConfig(
     { spec: spec.value, bindings },
     distribution.value,
-    layout.port,
+    layout,
     observed.related,
     ctx,
   );
@@ -115,6 +125,7 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
     namespace: observed.namespace,
     spec: spec.value,
     distribution: distribution.value,
+    releaseFacts: releaseFacts(distribution.value.release),
     ...layout,
     references,
     inputsHash: inputsHash(references, observed.related),
@@ -129,27 +140,25 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
   };
 }
 
-/** The one answer to "does the server serve TLS?". */
-function serverTls(spec: Spec): ServerTls | undefined {
-  const tls = spec.networking?.tls;
-  if (tls?.enabled !== true || tls.secretName === undefined) return undefined;
-  return {
-    secretName: tls.secretName,
-    requireClientCertificate: tls.requireClientCertificate === true,
-  };
-}
-
-function replicasOf(workload: Spec["workload"]): number | undefined {
-  return workload?.autoscaling === undefined ? (workload?.replicas ?? 1) : undefined;
+/** The Deployment's replicas (undefined when an HPA owns them) and the fewest pods that run. */
+function replicasOf(workload: Spec["workload"]): Pick<Desired, "replicas" | "minReplicas"> {
+  const autoscaling = workload?.autoscaling;
+  const replicas = workload?.replicas ?? 1;
+  return autoscaling === undefined
+    ? { replicas, minReplicas: replicas }
+    : { replicas: undefined, minReplicas: autoscaling.minReplicas };
 }
 
 /** The facts several children share: each default is applied here, once. */
-export function layoutOf(spec: Spec): Pick<Desired, "port" | "tls" | "dataDir" | "replicas"> {
+export function layoutOf(
+  spec: Spec,
+): Pick<Desired, "port" | "tls" | "ingress" | "dataDir" | "replicas" | "minReplicas"> {
   return {
     port: spec.networking?.port ?? DEFAULT_PORT,
-    tls: serverTls(spec),
+    tls: serverTlsOf(spec.networking),
+    ingress: ingressOf(spec.networking),
     dataDir: (spec.workload?.storage?.mountPath ?? DEFAULT_DATA_DIR).replace(/\/+$/, ""),
-    replicas: replicasOf(spec.workload),
+    ...replicasOf(spec.workload),
   };
 }
 
@@ -166,10 +175,13 @@ const baseNotRead: Check = {
   message: msg.baseConfigNotRead(),
 };
 
+/** What the config's server section reads of the layout. */
+type ServerLayout = Pick<Desired, "port" | "tls">;
+
 function resolveConfig(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: ResolvedDistribution,
-  port: number,
+  layout: ServerLayout,
   related: Related,
   ctx: ResolveContext,
 ): ConfigResolution {
@@ -194,14 +206,14 @@ function resolveConfig(
     if (base === undefined) return { check: baseNotRead, warnings: [], desired: undefined };
     if ("problem" in base) return failedConfig([base.problem], []);
     const named = { ...distribution, name: baseRef.configMapName, release };
-    return generated(parsed, named, port, ctx, { ...baseRef, text: base.text });
+    return generated(parsed, named, layout, ctx, { ...baseRef, text: base.text });
   }
   if (name === undefined || release === undefined) {
     const path = "spec.distribution.image";
     const required = problem(Reason.BaseConfigRequired, path, msg.baseConfigRequired(image));
     return failedConfig([required], []);
   }
-  return generated(parsed, { ...distribution, name, release }, port, ctx, undefined);
+  return generated(parsed, { ...distribution, name, release }, layout, ctx, undefined);
 }
 
 function failedConfig(problems: Problem[], warnings: Problem[]): ConfigResolution {
@@ -212,7 +224,7 @@ function failedConfig(problems: Problem[], warnings: Problem[]): ConfigResolutio
 function generated(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: GenerateInput["distribution"],
-  port: number,
+  layout: ServerLayout,
   ctx: ResolveContext,
   base: CustomBase | undefined,
 ): ConfigResolution {
@@ -223,8 +235,8 @@ function generated(
     distribution,
     catalog: ctx.catalog,
     userEnvNames: (spec.workload?.overrides?.env ?? []).map((e) => e.name),
-    port,
-    server: serverSection(spec),
+    port: layout.port,
+    server: serverSection(spec, layout.tls),
     base,
   });
   return result.ok
@@ -350,7 +362,7 @@ export function checkReferences(
 export function inputsHash(refs: readonly Reference[], related: Related): string {
   const byId = new Map(refs.map((r) => [`${r.kind}/${r.name}`, r]));
   const lines = [...byId]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareStrings(a, b))
     .map(([id, ref]) => `${id}@${lookup(ref, related)?.metadata.resourceVersion ?? "missing"}`);
   return sha256Hex(lines.join("\n")).slice(0, 16);
 }

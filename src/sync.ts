@@ -9,12 +9,18 @@ import { canonicalObject } from "./children/canonical.js";
 import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./children/keep.js";
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { planChildren } from "./children/plan.js";
-import { computeStatus, problemsOf, type Returned } from "./compute-status.js";
-import { stableStringify } from "./lib/json.js";
+import { computeStatus, type Returned } from "./compute-status.js";
+import { canonicalJson } from "./lib/json.js";
 import { msg } from "./messages.js";
 import { observe, type Observed, type ObservedDeployment } from "./observe.js";
 import { formatProblem, type Problem } from "./problems.js";
-import { resolve, type Resolution, type ResolveContext } from "./resolve.js";
+import {
+  problemsOf,
+  resolve,
+  type Check,
+  type Resolution,
+  type ResolveContext,
+} from "./resolve.js";
 
 export interface SyncContext extends ResolveContext {
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
@@ -26,11 +32,12 @@ export type SyncOutcome =
 
 export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncOutcome {
   const observed = observe(request);
-  const { resolution, planned } = plan(resolve(observed, ctx), observed);
+  const resolution = resolve(observed, ctx);
+  const { check, planned } = plan(resolution, observed);
   const parent = parentRef(observed, ctx);
   const returned =
     planned === undefined
-      ? keepApplied(resolution, observed, parent)
+      ? keepApplied(problemsOf(resolution, check), check, observed, parent)
       : withKept(planned, observed, parent);
   if (returned.kind === "conflict") return returned;
   const status = computeStatus({ now, observed, resolution, returned });
@@ -46,29 +53,31 @@ interface Planned {
   warnings: Problem[];
 }
 
+/** The third rung's first step: whether the children can be built, and them when every check passed. */
+interface Plan {
+  /** Undefined when there is nothing to plan (the spec is invalid). */
+  check: Check | undefined;
+  planned: Planned | undefined;
+}
+
 /**
  * The desired children, when every check passed. A plan that cannot be built
- * (duplicate volumes, a child too large) fails validation, whatever else failed.
+ * (duplicate volumes, a child too large) is a failed check of its own, which
+ * the status reports under ValidationSucceeded.
  */
-function plan(
-  resolution: Resolution,
-  observed: Observed,
-): { resolution: Resolution; planned: Planned | undefined } {
+function plan(resolution: Resolution, observed: Observed): Plan {
   const desired = resolution.desired;
-  if (desired === undefined) return { resolution, planned: undefined };
+  if (desired === undefined) return { check: undefined, planned: undefined };
   const result = planChildren({
     desired,
     observedChildren: observed.children,
     childGroups: observed.childGroups,
   });
-  if (!result.ok)
-    return {
-      resolution: { ...resolution, validation: { ok: false, problems: result.problems } },
-      planned: undefined,
-    };
-  if (problemsOf(resolution).length > 0) return { resolution, planned: undefined };
+  if (!result.ok) return { check: { ok: false, problems: result.problems }, planned: undefined };
+  const check: Check = { ok: true };
+  if (problemsOf(resolution, check).length > 0) return { check, planned: undefined };
   const { children, desiredDeployment: deployment, warnings } = result;
-  return { resolution, planned: { children, deployment, warnings } };
+  return { check, planned: { children, deployment, warnings } };
 }
 
 function parentRef(observed: Observed, ctx: SyncContext): ParentRef & { fieldManager: string } {
@@ -108,12 +117,13 @@ function withKept(
     children.push(...kept.children);
   }
   const workloadWarnings = planned.warnings;
-  return { kind: "ok", children, updated: true, rolledOut, workloadWarnings };
+  return { kind: "ok", children, plan: { ok: true }, updated: true, rolledOut, workloadWarnings };
 }
 
 /** Every child as last applied, while the spec cannot be used (docs/adr/0002). */
 function keepApplied(
-  resolution: Resolution,
+  problems: readonly Problem[],
+  plan: Check | undefined,
   observed: Observed,
   parent: ParentRef & { fieldManager: string },
 ): ReturnedChildren {
@@ -122,11 +132,12 @@ function keepApplied(
     return {
       kind: "ok",
       children: kept.children,
+      plan,
       updated: false,
       rolledOut: false,
       workloadWarnings: [],
     };
-  const first = problemsOf(resolution)[0];
+  const first = problems[0];
   const situation = msg.keepBecauseInvalid(
     first === undefined ? msg.seeStatus() : formatProblem(first),
   );
@@ -141,7 +152,7 @@ function isRolledOut(
 ): boolean {
   if (observed === undefined) return false;
   const applied = appliedOf(observed, parent);
-  if (!applied.ok || stableStringify(applied.object) !== stableStringify(desired)) return false;
+  if (!applied.ok || canonicalJson(applied.object) !== canonicalJson(desired)) return false;
   const status = observed.status ?? {};
   const replicas = observed.spec?.replicas ?? 1;
   return (

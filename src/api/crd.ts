@@ -4,26 +4,21 @@
 // scripts/generate-crd.ts writes it to manifests/crd/; a test fails when the
 // committed file is stale.
 import { z } from "zod";
+import type { JsonSchema } from "../lib/jsonschema.js";
 import { CRD_SCHEMA_META_KEY } from "./k8s.js";
-import {
-  V1ALPHA1,
-  V1ALPHA1_API_VERSION,
-  V1alpha1LlamaStackDistribution,
-} from "../convert/v1alpha1.js";
+import { V1ALPHA1, V1ALPHA1_API_VERSION, V1alpha1LlamaStackDistribution } from "./v1alpha1.js";
 import { API_VERSION, GROUP, KIND, LlamaStackDistribution, PLURAL, VERSION } from "./schema.js";
-
-type Schema = Record<string, unknown>;
 
 function overrideFor(
   meta: Record<string, unknown> | undefined,
-  generated: Schema,
-): Schema | undefined {
+  generated: JsonSchema,
+): JsonSchema | undefined {
   if (meta === undefined) return undefined;
   const description = meta["description"] ?? generated["description"];
-  const withDescription = (s: Schema): Schema =>
+  const withDescription = (s: JsonSchema): JsonSchema =>
     description === undefined ? s : { ...s, description };
   if (meta[CRD_SCHEMA_META_KEY] !== undefined)
-    return withDescription(meta[CRD_SCHEMA_META_KEY] as Schema);
+    return withDescription(meta[CRD_SCHEMA_META_KEY] as JsonSchema);
   if (meta["x-kubernetes-int-or-string"] === true) {
     return withDescription({
       "x-kubernetes-int-or-string": true,
@@ -31,7 +26,7 @@ function overrideFor(
     });
   }
   if (meta["x-kubernetes-preserve-unknown-fields"] === true) {
-    const out: Schema = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+    const out: JsonSchema = { type: "object", "x-kubernetes-preserve-unknown-fields": true };
     if (meta["maxProperties"] !== undefined) out["maxProperties"] = meta["maxProperties"];
     return withDescription(out);
   }
@@ -39,7 +34,7 @@ function overrideFor(
 }
 
 /** zod's `looseObject` in JSON schema: properties plus an empty additionalProperties. */
-function isLooseObject(node: Schema): boolean {
+function isLooseObject(node: JsonSchema): boolean {
   const extra = node["additionalProperties"];
   return (
     node["properties"] !== undefined &&
@@ -50,7 +45,7 @@ function isLooseObject(node: Schema): boolean {
 }
 
 /** The bounds Kubernetes needs to price CEL rules; only a strict (v1alpha2) schema must have them. */
-function checkBounds(out: Schema, path: string, problems: string[]): void {
+function checkBounds(out: JsonSchema, path: string, problems: string[]): void {
   if (out["type"] === "array" && out["maxItems"] === undefined)
     problems.push(`${path}: list without maxItems`);
   if (
@@ -76,21 +71,21 @@ function checkBounds(out: Schema, path: string, problems: string[]): void {
  * keeps unknown fields (x-kubernetes-preserve-unknown-fields) instead of being
  * refused, and bounds are not required (that version has no costly CEL rules).
  */
-function structural(node: Schema, path: string, problems: string[], loose = false): Schema {
-  const out: Schema = {};
+function structural(node: JsonSchema, path: string, problems: string[], loose = false): JsonSchema {
+  const out: JsonSchema = {};
   const preserve = loose && isLooseObject(node);
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema" || key === "propertyNames" || key === "id") continue;
     if (key === "additionalProperties" && (value === false || preserve)) continue;
     if (key === "properties") {
       out[key] = Object.fromEntries(
-        Object.entries(value as Record<string, Schema>).map(([k, v]) => [
+        Object.entries(value as Record<string, JsonSchema>).map(([k, v]) => [
           k,
           structural(v, `${path}.${k}`, problems, loose),
         ]),
       );
     } else if (key === "items" || (key === "additionalProperties" && typeof value === "object")) {
-      out[key] = structural(value as Schema, `${path}[]`, problems, loose);
+      out[key] = structural(value as JsonSchema, `${path}[]`, problems, loose);
     } else {
       out[key] = value;
     }
@@ -101,28 +96,27 @@ function structural(node: Schema, path: string, problems: string[], loose = fals
 }
 
 /** zod's JSON schema of `schema`, with the CRD overrides of its metadata applied. */
-function jsonSchemaOf(schema: z.ZodType): Schema {
+function jsonSchemaOf(schema: z.ZodType): JsonSchema {
   return z.toJSONSchema(schema, {
     target: "openapi-3.0",
     io: "input",
     unrepresentable: "any",
     reused: "inline",
     override: (ctx) => {
-      const meta = z.globalRegistry.get(ctx.zodSchema as unknown as z.ZodType) as
-        Record<string, unknown> | undefined;
+      const meta = z.globalRegistry.get(ctx.zodSchema as unknown as z.ZodType);
       const replacement = overrideFor(meta, ctx.jsonSchema);
       if (replacement === undefined) return;
-      for (const k of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Schema)[k];
+      for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
       Object.assign(ctx.jsonSchema, replacement);
     },
   });
 }
 
-function openApiSchema(): Schema {
+function openApiSchema(): JsonSchema {
   const json = jsonSchemaOf(LlamaStackDistribution);
   const problems: string[] = [];
-  const props = json["properties"] as Record<string, Schema>;
-  const root: Schema = {
+  const props = json["properties"] as Record<string, JsonSchema>;
+  const root: JsonSchema = {
     type: "object",
     description: json["description"],
     required: ["spec"],
@@ -132,8 +126,8 @@ function openApiSchema(): Schema {
       // Only name (and generateName) may be constrained here; declaring it lets
       // the name rule report at metadata.name.
       metadata: { type: "object", properties: { name: { type: "string", maxLength: 253 } } },
-      spec: structural(props["spec"] as Schema, "spec", problems),
-      status: structural(props["status"] as Schema, "status", problems),
+      spec: structural(props["spec"] as JsonSchema, "spec", problems),
+      status: structural(props["status"] as JsonSchema, "status", problems),
     },
     "x-kubernetes-validations": json["x-kubernetes-validations"],
   };
@@ -142,7 +136,7 @@ function openApiSchema(): Schema {
   return root;
 }
 
-export function customResourceDefinition(): Schema {
+export function customResourceDefinition(): JsonSchema {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -190,9 +184,9 @@ const CONVERT_SERVICE = { namespace: "llsd-hook", name: "llsd-hook", port: 8080,
 const SERVING_CERTIFICATE = "llsd-hook/llsd-hook-tls";
 
 /** The v1alpha1 version's schema: the retired operator's fields, unknown fields kept. */
-function v1alpha1Schema(): Schema {
+function v1alpha1Schema(): JsonSchema {
   const json = jsonSchemaOf(V1alpha1LlamaStackDistribution);
-  const props = json["properties"] as Record<string, Schema>;
+  const props = json["properties"] as Record<string, JsonSchema>;
   const problems: string[] = [];
   return {
     type: "object",
@@ -202,14 +196,14 @@ function v1alpha1Schema(): Schema {
       apiVersion: { type: "string", description: V1ALPHA1_API_VERSION },
       kind: { type: "string", description: KIND },
       metadata: { type: "object" },
-      spec: structural(props["spec"] as Schema, "spec", problems, true),
-      status: structural(props["status"] as Schema, "status", problems, true),
+      spec: structural(props["spec"] as JsonSchema, "spec", problems, true),
+      status: structural(props["status"] as JsonSchema, "status", problems, true),
     },
   };
 }
 
 /** The CRD's v1alpha1 version: served, not stored. */
-function v1alpha1Version(): Schema {
+function v1alpha1Version(): JsonSchema {
   return {
     name: V1ALPHA1,
     served: true,
@@ -230,7 +224,7 @@ function v1alpha1Version(): Schema {
  * CRD: serve v1alpha1 too, converted by the hook's POST /convert over HTTPS,
  * with cert-manager injecting the serving certificate's CA as the caBundle.
  */
-export function conversionPatch(): Schema[] {
+export function conversionPatch(): JsonSchema[] {
   return [
     { op: "add", path: "/spec/versions/-", value: v1alpha1Version() },
     {

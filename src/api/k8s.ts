@@ -22,7 +22,7 @@ export function k8sType<T>(name: EmbeddedType) {
   return z
     .custom<T>((v) => v !== undefined)
     .superRefine((value, ctx) => {
-      for (const e of validateAgainstSchema(schema, value as Json, { envPlaceholders: false })) {
+      for (const e of validateAgainstSchema(schema, value as Json)) {
         ctx.addIssue({ code: "custom", path: e.path, message: e.message });
       }
     })

@@ -543,7 +543,7 @@ const SpecShape = z.strictObject({
   resources: Resources.optional(),
   storage: Storage.optional(),
   disabled: z
-    .array(z.enum(SPEC_API_KEYS as [string, ...string[]]))
+    .array(z.enum(SPEC_API_KEYS))
     .min(1)
     .max(SPEC_API_KEYS.length)
     .optional()

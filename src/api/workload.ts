@@ -175,6 +175,29 @@ export const Networking = z
   .describe("How the server is reached.");
 export type Networking = z.infer<typeof Networking>;
 
+/** The server's own TLS (networking.tls), when it is on. */
+export interface ServerTls {
+  secretName: string;
+  requireClientCertificate: boolean;
+}
+
+/** The one answer to "does the server serve TLS?". */
+export function serverTlsOf(networking: Networking | undefined): ServerTls | undefined {
+  const tls = networking?.tls;
+  if (tls?.enabled !== true || tls.secretName === undefined) return undefined;
+  const requireClientCertificate = tls.requireClientCertificate === true;
+  return { secretName: tls.secretName, requireClientCertificate };
+}
+
+/** networking.expose, when it is on. */
+export type Ingress = NonNullable<Networking["expose"]>;
+
+/** The one answer to "is there an Ingress?". */
+export function ingressOf(networking: Networking | undefined): Ingress | undefined {
+  const expose = networking?.expose;
+  return expose?.enabled === true ? expose : undefined;
+}
+
 // ---------------------------------------------------------------- workload
 type Autoscaling = { minReplicas: number; maxReplicas: number };
 

@@ -4,7 +4,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { z } from "zod";
 import type { KubeObject } from "../api/hook.js";
-import { CONFIG_FILE } from "../config/runtime.js";
+import { CONFIG_FILE } from "../container.js";
 import { defined } from "../lib/json.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
 import { childNames } from "./labels.js";

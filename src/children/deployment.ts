@@ -31,7 +31,7 @@ import {
   serverEnv,
   TRUST,
   TRUST_FILE,
-} from "../config/runtime.js";
+} from "../container.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { compareStrings, defined } from "../lib/json.js";
 import { childMetadata, type Child } from "./child.js";

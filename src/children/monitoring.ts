@@ -12,9 +12,10 @@
 // OTEL_SERVICE_NAMESPACE.
 import type { Monitoring } from "../api/monitoring.js";
 import type { Overrides } from "../api/workload.js";
-import { isOgx } from "../config/runtime.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
+import type { ReleaseFacts } from "../release.js";
 import type { Child, Owner } from "./child.js";
 import { CONTROLLER_UID_LABEL, labelsFor } from "./labels.js";
 import { buildServiceMonitor, type ServiceMonitor } from "./service-monitor.js";
@@ -30,19 +31,13 @@ const METRICS_HOST = "::";
 
 const SERVICE_MONITOR_GROUP = groupKey(SERVICE_MONITOR_TYPE);
 
-/** Whether the release serves Prometheus metrics itself: OGX 1.2.0 and newer. */
-export function hasMetricsEndpoint(release: string): boolean {
-  const [major = 0, minor = 0] = release.split(".").map(Number);
-  return isOgx(release) && (major > 1 || (major === 1 && minor >= 2));
-}
-
 /**
  * The container's environment for spec.monitoring. A custom image (release
  * unknown) gets the OGX names too: no other release has a metrics endpoint.
  */
 export function monitoringEnv(
   monitoring: Monitoring | undefined,
-  release: string | undefined,
+  ogx: ReleaseFacts["ogx"],
   owner: Owner,
 ): Record<string, string> {
   const env: Record<string, string> = {};
@@ -56,7 +51,7 @@ export function monitoringEnv(
   if (otlp !== undefined) {
     env["OTEL_EXPORTER_OTLP_ENDPOINT"] = otlp.endpoint;
     env["OTEL_SERVICE_NAME"] = owner.llsd;
-    if (release === undefined || isOgx(release)) env["OTEL_SERVICE_NAMESPACE"] = owner.namespace;
+    if (ogx !== false) env["OTEL_SERVICE_NAMESPACE"] = owner.namespace;
     if (otlp.exportIntervalSeconds !== undefined)
       env["OTEL_METRIC_EXPORT_INTERVAL"] = String(otlp.exportIntervalSeconds * 1000);
   }
@@ -65,7 +60,9 @@ export function monitoringEnv(
 
 export interface MonitoringInput {
   monitoring: Monitoring | undefined;
+  /** The release, when known, for messages. */
   release: string | undefined;
+  releaseFacts: ReleaseFacts;
   overrides: Overrides | undefined;
   /** The keys of the request's children map; undefined: none of the optional types. */
   childGroups: ReadonlySet<string> | undefined;
@@ -111,10 +108,11 @@ export function planMonitoring(input: MonitoringInput, owner: Owner): Monitoring
   const part: MonitoringPart = { children: [], problems: [], warnings: [] };
   const { monitoring, release } = input;
   if (monitoring === undefined) return part;
-  part.problems.push(...checkEnv(monitoringEnv(monitoring, release, owner), input.overrides));
+  const env = monitoringEnv(monitoring, input.releaseFacts.ogx, owner);
+  part.problems.push(...checkEnv(env, input.overrides));
   const metrics = monitoring.metrics;
   if (metrics === undefined) return part;
-  if (release !== undefined && !hasMetricsEndpoint(release))
+  if (release !== undefined && input.releaseFacts.metricsEndpoint === false)
     part.problems.push(
       problem(
         Reason.MetricsEndpointUnavailable,

@@ -7,13 +7,13 @@ import {
   AUTH_CA_MOUNT_DIR,
   CONFIG_MOUNT_DIR,
   TLS_MOUNT_DIR,
-  isOgx,
   isReservedEnvName,
   OGX_TMP,
   TRUST,
-} from "../config/runtime.js";
+} from "../container.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { AUTH_CA_VOLUME, VOLUME_NAMES } from "./deployment.js";
 import {
   CONFIG_HASH_ANNOTATION,
@@ -28,8 +28,8 @@ const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), CONTROLLER_UID_
 export interface PodLayout {
   /** The data volume's mount path, without a trailing slash. */
   dataDir: string;
-  /** The Llama Stack release, when known: OGX mounts one more volume. */
-  release: string | undefined;
+  /** The release is OGX, which mounts one more volume (/tmp). */
+  ogx: boolean;
   /** spec.trust is set: the CA bundle's volume and directory are taken. */
   trust: boolean;
   /** spec.auth mounts its CA: that volume and directory are taken. */
@@ -75,10 +75,9 @@ function checkEnv(env: Overrides["env"]): Problem[] {
 }
 
 function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem[] {
-  const ogx = layout.release !== undefined && isOgx(layout.release);
   const reserved = new Set<string>([
     ...Object.values(VOLUME_NAMES),
-    ...(ogx ? [OGX_TMP.volume] : []),
+    ...(layout.ogx ? [OGX_TMP.volume] : []),
     ...(layout.trust ? [TRUST.volume] : []),
     ...(layout.authCa ? [AUTH_CA_VOLUME] : []),
   ]);
@@ -92,12 +91,11 @@ function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem
 
 /** Mount paths compare without their trailing slashes. */
 function checkMountPaths(mounts: Overrides["volumeMounts"], layout: PodLayout): Problem[] {
-  const ogx = layout.release !== undefined && isOgx(layout.release);
   const reserved = new Set<string>([
     CONFIG_MOUNT_DIR,
     TLS_MOUNT_DIR,
     layout.dataDir,
-    ...(ogx ? [OGX_TMP.mountPath] : []),
+    ...(layout.ogx ? [OGX_TMP.mountPath] : []),
     ...(layout.trust ? [TRUST.mountDir] : []),
     ...(layout.authCa ? [AUTH_CA_MOUNT_DIR] : []),
   ]);

@@ -9,8 +9,9 @@ import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
-import { checkSizes } from "./budget.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
+import { checkSizes } from "../api/budget.js";
 import type { Child, Owner } from "./child.js";
 import { buildConfigMap } from "./configmap.js";
 import { buildDeployment, type DeploymentInput } from "./deployment.js";
@@ -94,7 +95,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     podLabels: overrides?.podLabels,
     podAnnotations: overrides?.podAnnotations,
     metricsPort: spec.monitoring?.metrics?.port,
-    monitoringEnv: monitoringEnv(spec.monitoring, desired.distribution.release, owner),
+    monitoringEnv: monitoringEnv(spec.monitoring, desired.releaseFacts.ogx, owner),
     terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
     caBundle: spec.trust?.caBundle,
   };
@@ -112,16 +113,16 @@ function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
 /** The Ingress of networking.expose and the NetworkPolicy of networking.allowedFrom. */
 function networkChildren(desired: Desired, owner: Owner): KubeObject[] {
   const { spec } = desired;
-  const expose = spec.networking?.expose;
+  const { ingress } = desired;
   const allowedFrom = spec.networking?.allowedFrom;
   const children: KubeObject[] = [];
-  if (expose !== undefined && expose.enabled) {
+  if (ingress !== undefined) {
     children.push(
       buildIngress({
         ...owner,
-        hostname: expose.hostname,
-        ingressClassName: expose.ingressClassName,
-        tlsSecretName: expose.tlsSecretName,
+        hostname: ingress.hostname,
+        ingressClassName: ingress.ingressClassName,
+        tlsSecretName: ingress.tlsSecretName,
         backendTls: desired.tls !== undefined,
       }),
     );
@@ -173,7 +174,8 @@ function storageChildren(input: PlanInput, owner: Owner): Part {
  * a budget that would allow no disruption is left out, since it would block
  * every node drain.
  */
-function scalingChildren(workload: Spec["workload"], owner: Owner): Part {
+function scalingChildren(desired: Desired, owner: Owner): Part {
+  const workload = desired.spec.workload;
   const autoscaling = workload?.autoscaling;
   const budget = workload?.podDisruptionBudget;
   const part: Part = { children: [], problems: [], warnings: [] };
@@ -189,7 +191,7 @@ function scalingChildren(workload: Spec["workload"], owner: Owner): Part {
     );
   }
   if (budget === undefined) return part;
-  const replicas = autoscaling?.minReplicas ?? workload?.replicas ?? 1;
+  const replicas = desired.minReplicas;
   if (allowedDisruptions(replicas, budget) >= 1)
     part.children.push(buildPdb({ ...owner, ...budget }));
   else {
@@ -206,11 +208,12 @@ export function planChildren(input: PlanInput): Plan {
   const owner: Owner = { llsd: desired.llsd, namespace: desired.namespace };
   const desiredDeployment = buildDeployment(deploymentInputOf(desired, owner));
   const storage = storageChildren(input, owner);
-  const scaling = scalingChildren(spec.workload, owner);
+  const scaling = scalingChildren(desired, owner);
   const monitoring = planMonitoring(
     {
       monitoring: spec.monitoring,
       release: desired.distribution.release,
+      releaseFacts: desired.releaseFacts,
       overrides: spec.workload?.overrides,
       childGroups: input.childGroups,
     },
@@ -241,7 +244,7 @@ export function planChildren(input: PlanInput): Plan {
   const problems = [
     ...checkOverrides(spec.workload?.overrides, {
       dataDir: desired.dataDir,
-      release: desired.distribution.release,
+      ogx: desired.releaseFacts.ogx === true,
       trust: spec.trust !== undefined,
       authCa: authCaOf(spec.auth) !== undefined,
     }),

@@ -118,10 +118,7 @@ export function render(text: string, source: string, ctx: SyncContext, now: Date
           `note: assuming these exist in namespace ${namespace}: ${[...new Set(refs.map((r) => `${r.kind}/${r.name}`))].join(", ")}`,
         ]
       : [];
-  const status = outcome.response.status as {
-    phase?: string;
-    conditions?: { type: string; status: string; message: string }[];
-  };
+  const status = outcome.response.status;
   const stalled = status.conditions?.find((c) => c.type === "Stalled" && c.status === "True");
   return {
     problems: stalled === undefined ? [] : stalled.message.split("\n"),

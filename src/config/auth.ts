@@ -13,10 +13,11 @@
 import { DEFAULT_API_SERVER_URL, KUBE_ROOT_CA, type Auth } from "../api/auth.js";
 import type { CaBundle } from "../api/ca-bundle.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { JsonObject } from "../lib/json.js";
 import type { Dialect } from "./dialect.js";
-import { AUTH_CA_FILE } from "./runtime.js";
+import { AUTH_CA_FILE } from "../container.js";
 
 /** The release's provider type of each spec.auth kind. */
 const PROVIDER_TYPE = { kubernetes: "kubernetes", oauth2: "oauth2_token" } as const;

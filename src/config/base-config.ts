@@ -8,11 +8,13 @@
 // server ignores them. Pure: the ConfigMap's text comes in with the request.
 import { parse } from "yaml";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem, type Result } from "../problems.js";
+import { problem, type Problem, type Result } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
 import { validateAgainstSchema } from "../lib/jsonschema.js";
+import { LLAMA_STACK_VALUES } from "./envsubst.js";
 import { providerLists, toStackConfig, type StackConfig } from "./model.js";
 
 /** spec.distribution.baseConfig with the text of its key. */
@@ -54,7 +56,7 @@ function parseBase(base: CustomBase): { doc: JsonObject } | { problem: Problem }
 
 /** Errors of the release's config schema; undeclared keys are left to the server, which ignores them. */
 function schemaProblems(doc: JsonObject, base: CustomBase, release: ReleaseData): Problem[] {
-  return validateAgainstSchema(release.stackConfigSchema, doc)
+  return validateAgainstSchema(release.stackConfigSchema, doc, LLAMA_STACK_VALUES)
     .filter((e) => e.kind !== "unknown")
     .slice(0, MAX_SCHEMA_PROBLEMS)
     .map((e) =>

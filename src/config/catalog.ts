@@ -4,10 +4,7 @@
 // distribution images. Loaded once at the edge (src/edge/load-catalog.ts) and
 // passed into the pure core.
 import type { JsonObject } from "../lib/json.js";
-
-export interface JsonSchema {
-  [key: string]: unknown;
-}
+import type { JsonSchema } from "../lib/jsonschema.js";
 
 export interface ProviderTypeInfo {
   configSchema: JsonSchema;

@@ -3,9 +3,10 @@
 // refuse plain HTTP unless `server.insecure`, stopped registering tool groups,
 // and its backends and provider fields are its own. Every such difference that
 // generation depends on is answered here, so no stage looks into a schema.
-import type { JsonSchema, ProviderTypeInfo, ReleaseData } from "./catalog.js";
+import type { JsonSchema } from "../lib/jsonschema.js";
+import type { ProviderTypeInfo, ReleaseData } from "./catalog.js";
 import { isObject, own } from "../lib/json.js";
-import { isOgx } from "./runtime.js";
+import { isOgx } from "../container.js";
 
 export interface Dialect {
   /** The release, e.g. "1.5.0". */

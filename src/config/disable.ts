@@ -5,7 +5,8 @@
 // naming both.
 import { LLAMA_APIS, specKeyOf } from "../api/llama-apis.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { compareStrings } from "../lib/json.js";
 import {
   MODEL_DEFAULTS,

@@ -4,7 +4,8 @@
 // another release), else the newest release that ships the distribution.
 import type { Distribution } from "../api/schema.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Result } from "../problems.js";
+import { problem, type Result } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { Catalog, ImagePin } from "./catalog.js";
 import { own } from "../lib/json.js";
 

@@ -3,6 +3,7 @@
 // aborts), `${env.X:=default}` and `${env.X:+value-if-set}`. NAME is [A-Z0-9_]+.
 
 import { isObject, type Json } from "../lib/json.js";
+import type { ValidateOptions } from "../lib/jsonschema.js";
 
 const PLACEHOLDER = /\$\{env\.([A-Z0-9_]+)(?::([=+])([^}]*))?\}/g;
 
@@ -25,6 +26,9 @@ export function hasPlaceholder(text: string): boolean {
 }
 
 /** `${env.NAME}`: how a generated config refers to a container env var. */
+/** How a Llama Stack config is checked against its schema: a placeholder passes any scalar type. */
+export const LLAMA_STACK_VALUES: ValidateOptions = { isDeferred: hasPlaceholder };
+
 export function envRef(name: string): string {
   return `\${env.${name}}`;
 }

@@ -9,7 +9,8 @@ import { apiOfSpecKey } from "../api/llama-apis.js";
 import { checkAuth } from "./auth.js";
 import type { Spec } from "../api/schema.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem, type Result } from "../problems.js";
+import { problem, type Problem, type Result } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { Catalog, ReleaseData } from "./catalog.js";
 import { sha256Hex, toCanonicalYaml } from "./canonical.js";
 import { withoutDisabled, type RemovalInput } from "./disable.js";
@@ -31,11 +32,11 @@ import {
   withProviders,
 } from "./providers.js";
 import { withResources } from "./resources.js";
-import { RUNTIME_ENV_NAMES, TRUST } from "./runtime.js";
+import { RUNTIME_ENV_NAMES, TRUST } from "../container.js";
 import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
 import { withServer } from "./server-section.js";
-import { checkConfigSize } from "../children/budget.js";
+import { checkConfigSize } from "../api/budget.js";
 import { customBaseOf, type CustomBase } from "./base-config.js";
 import { withStorage } from "./storage.js";
 import { withTrust } from "./trust.js";

@@ -5,10 +5,11 @@
 import { apiOfSpecKey, REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
 import { defaultProviderId, type ProviderBindings, type SpecBindings } from "./bindings.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { ProviderTypeInfo } from "./catalog.js";
 import type { Dialect } from "./dialect.js";
-import { conditionalId, envRef, hasPlaceholder } from "./envsubst.js";
+import { conditionalId, envRef, hasPlaceholder, LLAMA_STACK_VALUES } from "./envsubst.js";
 import { clone, deepMerge, isObject, own, type Json, type JsonObject } from "../lib/json.js";
 import { fieldsOf, validateAgainstSchema } from "../lib/jsonschema.js";
 import { isApi, type Api, type Provider, type StackConfig } from "./model.js";
@@ -367,7 +368,7 @@ export function validateProviderConfig(
   declared: DeclaredProvider,
   finalConfig: JsonObject,
 ): Problem[] {
-  const errors = validateAgainstSchema(declared.info.configSchema, finalConfig);
+  const errors = validateAgainstSchema(declared.info.configSchema, finalConfig, LLAMA_STACK_VALUES);
   return errors.map((e) => {
     const [field, ...rest] = e.path.map(String);
     const fieldName = field ?? "";

@@ -5,7 +5,8 @@
 import { REMOVED_APIS } from "../api/llama-apis.js";
 import type { Resources } from "../api/schema.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { conditionalId } from "./envsubst.js";
 import type { JsonObject } from "../lib/json.js";
 import type { Api, RegisteredResources, Resource, ResourceKind, StackConfig } from "./model.js";

@@ -4,7 +4,8 @@
 // API, LLSD_<API>_<ID>_<FIELD> when it declares several,
 // LLSD_STORAGE_<KV|SQL>_<FIELD> for storage.
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { compareStrings } from "../lib/json.js";
 
 export interface SecretBinding {

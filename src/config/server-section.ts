@@ -2,15 +2,17 @@
 // authentication"): the port, the TLS files, the workers, auth and, where the
 // release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
+import type { ServerTls } from "../api/workload.js";
 import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
 import type { StackConfig } from "./model.js";
-import { CONFIG_FILE, TLS_FILES } from "./runtime.js";
+import { CONFIG_FILE, TLS_FILES } from "../container.js";
 import { authSection } from "./auth.js";
 
 /** Releases whose server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */
@@ -44,13 +46,13 @@ export function checkOverrideTls(
   );
 }
 
-export function serverSection(spec: Spec): JsonObject {
+/** The config's server section: `tls` is the server's TLS when on (serverTlsOf). */
+export function serverSection(spec: Spec, tls: ServerTls | undefined): JsonObject {
   const server: JsonObject = {};
-  const tls = spec.networking?.tls;
-  if (tls?.enabled === true) {
+  if (tls !== undefined) {
     server["tls_certfile"] = TLS_FILES.cert;
     server["tls_keyfile"] = TLS_FILES.key;
-    if (tls.requireClientCertificate === true) server["tls_cafile"] = TLS_FILES.ca;
+    if (tls.requireClientCertificate) server["tls_cafile"] = TLS_FILES.ca;
   }
   if (spec.workload?.workers !== undefined) server["workers"] = spec.workload.workers;
   if (spec.auth !== undefined) server["auth"] = authSection(spec.auth);

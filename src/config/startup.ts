@@ -3,7 +3,8 @@
 // startup unless X is set, so every such X must be in the container's env —
 // ours or spec.workload.overrides.env.
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { barePlaceholders } from "./envsubst.js";
 import { formatPath, type JsonObject } from "../lib/json.js";
 

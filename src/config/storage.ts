@@ -5,7 +5,8 @@
 import type { Storage as StorageSpec } from "../api/schema.js";
 import type { SpecBindings, StorageField } from "./bindings.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import type { Dialect } from "./dialect.js";
 import { envRef } from "./envsubst.js";
 import type { JsonObject } from "../lib/json.js";

@@ -15,13 +15,14 @@
 // test/llama-stack/trust.test.ts shows both on the real servers.
 import type { Trust } from "../api/trust.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { isObject, type JsonObject } from "../lib/json.js";
 import { conditionalId, envRef } from "./envsubst.js";
 import type { Api, Provider, StackConfig } from "./model.js";
 import { providerLists } from "./model.js";
 import type { DeclaredProvider } from "./providers.js";
-import { TRUST } from "./runtime.js";
+import { TRUST } from "../container.js";
 
 /** The minimum TLS version that makes the bundle add to the system store; Python's default. */
 const MIN_VERSION = "TLSv1.2";

@@ -1,6 +1,6 @@
 // The two annotations that carry what one version has no field for, and the
 // 256 KiB that Kubernetes allows for all annotations of one object.
-import { ANNOTATIONS_LIMIT } from "../children/budget.js";
+import { ANNOTATIONS_LIMIT } from "../api/budget.js";
 import { isObject, own, type Json, type JsonObject } from "../lib/json.js";
 
 /** On a v1alpha2 object: the v1alpha1 fields v1alpha2 has no home for, as a restore list. */

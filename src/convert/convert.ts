@@ -8,9 +8,10 @@
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { KIND } from "../api/schema.js";
 import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
-import { largestParts } from "../children/budget.js";
+import { largestParts } from "../api/budget.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem, type Result } from "../problems.js";
+import { problem, type Problem, type Result } from "../problems.js";
+import { Reason } from "../reasons.js";
 import {
   ANNOTATIONS_LIMIT,
   annotationBytes,

@@ -18,7 +18,7 @@ import {
   type Reader,
 } from "./reader.js";
 import { FIELD_RULES, type FieldRule } from "./table.js";
-import { V1ALPHA1_API_VERSION } from "./v1alpha1.js";
+import { V1ALPHA1_API_VERSION } from "../api/v1alpha1.js";
 
 export { V1ALPHA1_API_VERSION };
 export const V1ALPHA2_API_VERSION = API_VERSION;

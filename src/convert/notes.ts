@@ -6,7 +6,8 @@
 // reports the errors as the spec's problems and the warnings with the config's.
 import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
-import { Reason, type Problem } from "../problems.js";
+import { type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { V1ALPHA1_FIELDS_ANNOTATION, annotationOf } from "./annotations.js";
 import { OBJECT_BOUNDS } from "./convert.js";
 import { getAt, pathOf } from "./json-path.js";

@@ -3,7 +3,8 @@
 // missing one is simply absent.
 import { isObject, own, formatPath, type Json, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 import { pathOf } from "./json-path.js";
 import type { Kind } from "./table.js";
 

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { measure, type Bounds } from "../api/bounds.js";
-import { clone, formatPath, isObject, own, stableStringify } from "../lib/json.js";
+import { clone, formatPath, isObject, own, canonicalJson } from "../lib/json.js";
 import type { Json, JsonObject } from "../lib/json.js";
 import { getAt, type Segment } from "./json-path.js";
 
@@ -88,7 +88,7 @@ export function applyRestore(
 
 /** The annotation text: the same entries always give the same bytes. */
 export function encodeRestore(entries: readonly RestoreEntry[]): string {
-  return stableStringify(entries);
+  return canonicalJson(entries);
 }
 
 const JsonValue: z.ZodType<Json> = z.json();

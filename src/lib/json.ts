@@ -41,21 +41,31 @@ export function deepMerge(base: Json, over: Json): Json {
   return out;
 }
 
-/** `providers.inference[0].config` from path segments. */
-export function formatPath(segments: readonly (string | number)[]): string {
+/** `providers.inference[0].config` from path segments (zod's issue paths included). */
+export function formatPath(segments: readonly PropertyKey[]): string {
   let out = "";
   for (const s of segments) {
     if (typeof s === "number") out += `[${s}]`;
-    else out += out === "" ? s : `.${s}`;
+    else out += out === "" ? String(s) : `.${String(s)}`;
   }
   return out;
 }
 
-/** JSON with object keys sorted at every level: equal values give equal text. */
-export function stableStringify(value: unknown): string {
+/**
+ * JSON with object keys sorted at every level (compareStrings' order): equal
+ * values give equal text. Each object is rebuilt without a prototype, so a key
+ * named __proto__ stays a key. JSON drops `undefined`; with `undefinedAs`, it
+ * is written as that string instead, so a field set to undefined stays apart
+ * from a missing one (for keys of in-memory values, never for written bytes).
+ */
+export function canonicalJson(value: unknown, undefinedAs?: string): string {
   return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === undefined) return undefinedAs;
     if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const sorted: Record<string, unknown> = Object.create(null);
+    for (const [k, child] of Object.entries(v).sort(([a], [b]) => compareStrings(a, b)))
+      sorted[k] = child;
+    return sorted;
   });
 }
 

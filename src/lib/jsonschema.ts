@@ -5,13 +5,13 @@
 // additionalProperties, items, numeric, length and item bounds, pattern,
 // x-kubernetes-int-or-string/preserve-unknown-fields and the uri format.
 //
-// For provider configs (the default mode), two Llama Stack rules shape it:
+// For provider configs two Llama Stack rules shape it:
 //  - a string holding a `${env.X}` placeholder is only known at startup, after
 //    substitution turns it into a string, number, boolean or null, so it
-//    passes any scalar type here;
+//    passes any scalar type here (the caller says which strings are deferred:
+//    the `isDeferred` option, LLAMA_STACK_VALUES in src/config/envsubst.ts);
 //  - pydantic silently drops keys a model does not declare (unless the model
 //    allows extras), so an undeclared key is reported: it would have no effect.
-import { hasPlaceholder } from "../config/envsubst.js";
 import { isObject, own, type Json } from "./json.js";
 
 export type JsonSchema = Record<string, unknown>;
@@ -24,20 +24,18 @@ export interface SchemaError {
   known?: string[];
 }
 
-type Schema = JsonSchema;
-
 /** The subschemas of anyOf, oneOf or allOf; undefined when `value` is not a list. */
-function schemaList(value: unknown): Schema[] | undefined {
+function schemaList(value: unknown): JsonSchema[] | undefined {
   return Array.isArray(value) ? value.filter(isObject) : undefined;
 }
 
 /** A keyword's subschema (items, additionalProperties) or property map, when it is an object. */
-function schemaAt(schema: Schema, keyword: string): Schema | undefined {
+function schemaAt(schema: JsonSchema, keyword: string): JsonSchema | undefined {
   const value = schema[keyword];
   return isObject(value) ? value : undefined;
 }
 
-function resolveRef(root: Schema, schema: Schema): Schema {
+function resolveRef(root: JsonSchema, schema: JsonSchema): JsonSchema {
   const ref = schema["$ref"];
   if (typeof ref !== "string") return schema;
   const m = /^#\/\$defs\/(.+)$/.exec(ref);
@@ -74,11 +72,7 @@ function append(out: SchemaError[], more: readonly SchemaError[]): void {
   }
 }
 
-function isDeferred(value: Json): boolean {
-  return typeof value === "string" && hasPlaceholder(value);
-}
-
-function describeType(schema: Schema): string {
+function describeType(schema: JsonSchema): string {
   const t = schema["type"];
   if (typeof t === "string") return `${/^[aeiou]/.test(t) ? "an" : "a"} ${t}`;
   const values: unknown = schema["enum"];
@@ -97,16 +91,14 @@ function checkUri(value: string): string | undefined {
 }
 
 export interface ValidateOptions {
-  /** Strings holding `${env.X}` pass any scalar type (Llama Stack configs). */
-  envPlaceholders: boolean;
+  /** A string known only at startup, which then becomes any scalar (a Llama Stack `${env.X}`). */
+  isDeferred?: (value: string) => boolean;
 }
-
-const LLAMA_STACK: ValidateOptions = { envPlaceholders: true };
 
 /** anyOf / oneOf: valid if one alternative is; else the errors of the one whose type fits. */
 function validateAlternatives(
-  root: Schema,
-  alternatives: readonly Schema[],
+  root: JsonSchema,
+  alternatives: readonly JsonSchema[],
   value: Json,
   path: (string | number)[],
   opts: ValidateOptions,
@@ -126,7 +118,7 @@ function validateAlternatives(
 }
 
 /** const, enum and type: what the value must be, if it is not. */
-function kindMessage(schema: Schema, value: Json): string | undefined {
+function kindMessage(schema: JsonSchema, value: Json): string | undefined {
   if ("const" in schema && JSON.stringify(schema["const"]) !== JSON.stringify(value))
     return `must be ${JSON.stringify(schema["const"])}`;
   const values: unknown = schema["enum"];
@@ -138,12 +130,12 @@ function kindMessage(schema: Schema, value: Json): string | undefined {
   return undefined;
 }
 
-function bound(schema: Schema, keyword: string): number | undefined {
+function bound(schema: JsonSchema, keyword: string): number | undefined {
   const value = schema[keyword];
   return typeof value === "number" ? value : undefined;
 }
 
-function stringMessages(schema: Schema, value: string): string[] {
+function stringMessages(schema: JsonSchema, value: string): string[] {
   const out: string[] = [];
   const [min, max] = [bound(schema, "minLength"), bound(schema, "maxLength")];
   if (min !== undefined && value.length < min) out.push(`must have at least ${min} characters`);
@@ -156,7 +148,7 @@ function stringMessages(schema: Schema, value: string): string[] {
   return out;
 }
 
-function numberMessages(schema: Schema, value: number): string[] {
+function numberMessages(schema: JsonSchema, value: number): string[] {
   const out: string[] = [];
   const min = bound(schema, "minimum");
   const max = bound(schema, "maximum");
@@ -169,7 +161,7 @@ function numberMessages(schema: Schema, value: number): string[] {
   return out;
 }
 
-function arrayMessages(schema: Schema, value: readonly Json[]): string[] {
+function arrayMessages(schema: JsonSchema, value: readonly Json[]): string[] {
   const out: string[] = [];
   const [min, max] = [bound(schema, "minItems"), bound(schema, "maxItems")];
   if (min !== undefined && value.length < min) out.push(`must have at least ${min} items`);
@@ -178,8 +170,8 @@ function arrayMessages(schema: Schema, value: readonly Json[]): string[] {
 }
 
 function validateNode(
-  root: Schema,
-  rawSchema: Schema,
+  root: JsonSchema,
+  rawSchema: JsonSchema,
   value: Json,
   path: (string | number)[],
   opts: ValidateOptions,
@@ -195,7 +187,7 @@ function validateNode(
     const parts = allOf.flatMap((s) => validateNode(root, s, value, path, opts));
     if (parts.length > 0) return parts;
   }
-  if (opts.envPlaceholders && isDeferred(value)) {
+  if (typeof value === "string" && opts.isDeferred?.(value) === true) {
     const t = schema["type"];
     // A placeholder becomes a scalar at startup; it cannot become an object or a list.
     if (typeof t !== "string" || SCALARS.has(t)) return [];
@@ -223,8 +215,8 @@ function validateNode(
 }
 
 function validateObject(
-  root: Schema,
-  schema: Schema,
+  root: JsonSchema,
+  schema: JsonSchema,
   value: Record<string, Json>,
   path: (string | number)[],
   opts: ValidateOptions,
@@ -263,11 +255,11 @@ function validateObject(
   return errors;
 }
 
-/** Validates `value` against a pydantic-exported JSON schema. */
+/** Validates `value` against a pydantic-exported or OpenAPI JSON schema. */
 export function validateAgainstSchema(
   schema: JsonSchema,
   value: Json,
-  opts: ValidateOptions = LLAMA_STACK,
+  opts: ValidateOptions = {},
 ): SchemaError[] {
   return validateNode(schema, schema, value, [], opts);
 }

@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/hook.js";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
-import { own } from "../lib/json.js";
+import { formatPath, own } from "../lib/json.js";
 import { conversionFailure, convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
 import { isoSeconds } from "../edge/clock.js";
@@ -88,17 +88,10 @@ function record(metrics: HookMetrics, req: Request, res: Response, seconds: numb
     metrics.countSync(m.outcome ?? outcomeOfStatusCode(res.statusCode), m.parent);
 }
 
-function jsonPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (out, p) => (typeof p === "number" ? `${out}[${p}]` : `${out}.${String(p)}`),
-    "$",
-  );
-}
-
 function badRequest(res: Response, error: z.ZodError): void {
   const issues = error.issues
     .slice(0, 10)
-    .map((i) => ({ path: jsonPath(i.path), message: i.message }));
+    .map((i) => ({ path: formatPath(["$", ...i.path]), message: i.message }));
   const first = issues[0];
   res.status(400).json({
     error: `invalid hook request: ${first?.path ?? "$"}: ${first?.message ?? "invalid"}`,

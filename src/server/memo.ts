@@ -10,6 +10,7 @@
 //   - whole sync responses, keyed by the request's bytes (./responses.ts).
 // The catalog and the app's options are fixed per process, so neither is in a key.
 import { createHash, randomBytes } from "node:crypto";
+import { canonicalJson } from "../lib/json.js";
 import type { GenerateInput } from "../config/generate.js";
 
 interface CacheStats {
@@ -110,18 +111,6 @@ export interface Memoized<R> {
  */
 const UNDEFINED = `undefined:${randomBytes(16).toString("hex")}`;
 
-/** JSON with object keys sorted: equal values give equal text, unequal ones unequal text. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === undefined) return UNDEFINED;
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
-    // No prototype: a key named __proto__ stays a key.
-    const sorted = Object.create(null) as Record<string, unknown>;
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  });
-}
-
 /** The key of a generation: what generateConfig reads besides the fixed catalog. */
 export function generationKey(input: GenerateInput): string {
   const inputs = {
@@ -133,7 +122,7 @@ export function generationKey(input: GenerateInput): string {
     // A custom image's base config: its text is read, not only its name.
     base: input.base ?? null,
   };
-  return createHash("sha256").update(canonicalJson(inputs)).digest("base64");
+  return createHash("sha256").update(canonicalJson(inputs, UNDEFINED)).digest("base64");
 }
 
 export function memoize<R>(fn: (input: GenerateInput) => R, options: MemoOptions<R>): Memoized<R> {

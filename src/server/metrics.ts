@@ -7,8 +7,8 @@
 // when the operator opts in (METRICS_PARENT_LABELS), one series per parent.
 import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { ConditionReason } from "../compute-status.js";
-import { Reason } from "../problems.js";
+import type { Condition, Phase } from "../api/status.js";
+import { ALL_REASONS, ConditionReason } from "../reasons.js";
 import type { ByteCache, TierStats } from "./memo.js";
 
 /** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
@@ -32,7 +32,7 @@ type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
 export interface OutcomeLabels {
   outcome: Outcome;
-  /** A Reason or ConditionReason, "other", or "none" (conflicts and refused requests). */
+  /** One of ALL_REASONS (src/reasons.ts), "other", or "none" (conflicts and refused requests). */
   reason: string;
 }
 
@@ -41,39 +41,34 @@ const OTHER_REASON = "other";
 /** The reason label of outcomes that have none (conflict, invalid_request, error). */
 const NO_REASON = "none";
 
-const KNOWN_REASONS: ReadonlySet<string> = new Set<string>([
-  ...Object.values(Reason),
-  ...Object.values(ConditionReason),
-]);
+const KNOWN_REASONS: ReadonlySet<string> = new Set(ALL_REASONS);
 
 /** A reason as a label value: one of the code's fixed reasons, else "other". */
 export function boundedReason(reason: unknown): string {
   return typeof reason === "string" && KNOWN_REASONS.has(reason) ? reason : OTHER_REASON;
 }
 
-function conditionReason(conditions: unknown, type: string): unknown {
-  if (!Array.isArray(conditions)) return undefined;
-  const found: unknown = conditions.find(
-    (c: unknown) => typeof c === "object" && c !== null && (c as { type?: unknown }).type === type,
-  );
-  return (found as { reason?: unknown } | undefined)?.reason;
+/** What outcomeOf reads of a Status. */
+interface StatusSummary {
+  phase?: Phase | undefined;
+  conditions?: readonly Pick<Condition, "type" | "reason">[] | undefined;
 }
 
 /** The outcome of a sync answered 200, from the status it returned. */
-export function outcomeOf(status: unknown): OutcomeLabels {
-  const { phase, conditions } = (status ?? {}) as { phase?: unknown; conditions?: unknown };
+export function outcomeOf(status: StatusSummary): OutcomeLabels {
+  const { phase, conditions = [] } = status;
+  const conditionReason = (type: string) => conditions.find((c) => c.type === type)?.reason;
   if (phase === "Ready") return { outcome: Outcome.Ready, reason: ConditionReason.Ready };
   if (phase === "Failed") {
-    const kept =
-      conditionReason(conditions, "DeploymentUpdated") === ConditionReason.KeptLastApplied;
+    const kept = conditionReason("DeploymentUpdated") === ConditionReason.KeptLastApplied;
     return {
       outcome: kept ? Outcome.Kept : Outcome.Failed,
-      reason: boundedReason(conditionReason(conditions, "Stalled")),
+      reason: boundedReason(conditionReason("Stalled")),
     };
   }
   return {
     outcome: Outcome.Progressing,
-    reason: boundedReason(conditionReason(conditions, "Ready")),
+    reason: boundedReason(conditionReason("Ready")),
   };
 }
 

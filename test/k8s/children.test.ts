@@ -5,11 +5,11 @@
 // real status subresource of the generated CRD.
 import { expect } from "chai";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
-import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/children/budget.js";
+import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/api/budget.js";
 import { buildConfigMap } from "../../src/children/configmap.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
-import { stableStringify } from "../../src/lib/json.js";
+import { canonicalJson } from "../../src/lib/json.js";
 import { loadCases, runCase } from "../golden/harness.js";
 import { restrictedNamespace, type Status } from "./kube.js";
 import { cluster } from "./setup.js";
@@ -147,7 +147,7 @@ describe("the hook's children on a real kube-apiserver", function () {
         ...parent,
         status,
       })) as unknown as { status: unknown };
-      if (stableStringify(stored.status) !== stableStringify(status))
+      if (canonicalJson(stored.status) !== canonicalJson(status))
         lost.push(
           `${c.name}: sent ${JSON.stringify(status)}\n  stored ${JSON.stringify(stored.status)}`,
         );

@@ -39,7 +39,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { CHILD_TYPES, groupKey, RELATED_TYPES } from "../../src/children/types.js";
-import { stableStringify } from "../../src/lib/json.js";
+import { canonicalJson } from "../../src/lib/json.js";
 import { collectionPath, type Kube, type Status } from "./kube.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -159,7 +159,7 @@ function merge3(observed: Json | undefined, last: Json | undefined, desired: Jso
 
 /** Go's encoding/json: keys sorted, and <, >, &, U+2028, U+2029 escaped. */
 function goJson(value: unknown): string {
-  return stableStringify(value).replace(
+  return canonicalJson(value).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
@@ -295,7 +295,7 @@ function contentOf(o: KubeObject | undefined): string {
   delete c.status;
   delete m["resourceVersion"];
   delete m["managedFields"];
-  return stableStringify(c);
+  return canonicalJson(c);
 }
 
 function statusMessage(body: unknown): string {
@@ -567,16 +567,16 @@ export class Metacontroller {
     const fresh = await this.kube.get(apiVersion, resource, namespace, name);
     if (fresh === undefined || fresh.metadata.uid !== parent.metadata.uid) return round;
     const old = (fresh as { status?: unknown }).status;
-    if (stableStringify(old) !== stableStringify(status)) {
+    if (canonicalJson(old) !== canonicalJson(status)) {
       const stored = (await this.kube.replaceStatus(apiVersion, resource, {
         ...fresh,
         status,
       })) as {
         status?: unknown;
       };
-      if (stableStringify(stored.status) !== stableStringify(status))
+      if (canonicalJson(stored.status) !== canonicalJson(status))
         throw new Error(
-          `the API server pruned or changed the status:\n sent   ${stableStringify(status)}\n stored ${stableStringify(stored.status)}`,
+          `the API server pruned or changed the status:\n sent   ${canonicalJson(status)}\n stored ${canonicalJson(stored.status)}`,
         );
       round.statusWritten = true;
       round.storedStatus = stored.status;
@@ -678,7 +678,7 @@ export class Metacontroller {
       ...((nextMeta["annotations"] as JsonObject | undefined) ?? {}),
       [LAST_APPLIED_ANNOTATION]: lastApplied,
     };
-    if (stableStringify(next) === stableStringify(current)) return;
+    if (canonicalJson(next) === canonicalJson(current)) return;
     if (meta(current).deletionTimestamp !== undefined) return;
     switch (t.method) {
       case "OnDelete":

@@ -24,7 +24,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js"
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
-import { stableStringify } from "../../src/lib/json.js";
+import { canonicalJson } from "../../src/lib/json.js";
 import { createApp } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { loadCases, runCase } from "../golden/harness.js";
@@ -163,13 +163,13 @@ async function keepDryRunChanges(
     const generation = (o: KubeObject) => (o.metadata as { generation?: number }).generation;
     if (generation(dry) !== generation(live))
       problems.push(`${at}: generation ${generation(live)} → ${generation(dry)}`);
-    if (stableStringify(applySet(dry, manager)) !== stableStringify(applySet(live, manager)))
+    if (canonicalJson(applySet(dry, manager)) !== canonicalJson(applySet(live, manager)))
       problems.push(
-        `${at}: ${manager}'s field set\n    was ${stableStringify(applySet(live, manager))}\n    now ${stableStringify(applySet(dry, manager))}`,
+        `${at}: ${manager}'s field set\n    was ${canonicalJson(applySet(live, manager))}\n    now ${canonicalJson(applySet(dry, manager))}`,
       );
-    if (stableStringify(timeless(dry)) !== stableStringify(timeless(live)))
+    if (canonicalJson(timeless(dry)) !== canonicalJson(timeless(live)))
       problems.push(
-        `${at}: contents\n    were ${stableStringify(timeless(live))}\n    now  ${stableStringify(timeless(dry))}`,
+        `${at}: contents\n    were ${canonicalJson(timeless(live))}\n    now  ${canonicalJson(timeless(dry))}`,
       );
     return problems;
   }
@@ -267,11 +267,11 @@ describe("server-side apply: the hook's keep projection of every golden child ch
       dryRun: true,
     });
     expect(res.status).to.equal(200);
-    expect(stableStringify(timeless(res.body))).not.to.equal(
-      stableStringify(timeless(live as KubeObject)),
+    expect(canonicalJson(timeless(res.body))).not.to.equal(
+      canonicalJson(timeless(live as KubeObject)),
     );
-    expect(stableStringify(applySet(res.body, FIELD_MANAGER))).not.to.equal(
-      stableStringify(applySet(live as KubeObject, FIELD_MANAGER)),
+    expect(canonicalJson(applySet(res.body, FIELD_MANAGER))).not.to.equal(
+      canonicalJson(applySet(live as KubeObject, FIELD_MANAGER)),
     );
     expect(await keepDryRunChanges(kube(), parent, mc, child, FIELD_MANAGER)).to.deep.equal([]);
   });
@@ -310,7 +310,7 @@ describe("server-side apply: the hook's keep projection of every golden child ch
     await mc.manageChildren(parent, [], desired, round);
     const ids = desired.map((d) => `${d.kind}/${d.metadata.name}`).sort();
     if (round.errors.length > 0) return round.errors;
-    if (stableStringify([...round.created].sort()) !== stableStringify(ids))
+    if (canonicalJson([...round.created].sort()) !== canonicalJson(ids))
       return [`created ${round.created.join(", ")}; wanted ${ids.join(", ")}`];
     const checks = await Promise.all(desired.map((d) => checkChild(parent, d)));
     return checks.flat();
@@ -355,14 +355,14 @@ describe("server-side apply: the hook's keep projection of every golden child ch
     if (live === undefined) return [`${at}: not created`];
     if (Object.hasOwn(live.metadata.annotations ?? {}, LAST_APPLIED_ANNOTATION))
       problems.push(`${at}: has a last-applied annotation`);
-    if (stableStringify(applyManagers(live)) !== stableStringify([FIELD_MANAGER]))
+    if (canonicalJson(applyManagers(live)) !== canonicalJson([FIELD_MANAGER]))
       problems.push(`${at}: Apply managers ${applyManagers(live).join(", ")}`);
     problems.push(...(await keepDryRunChanges(kube(), parent, mc, d, FIELD_MANAGER)));
     // What the hook keeps is what it returned (quantities are already canonical).
     const projected = projectApplied(live, FIELD_MANAGER);
-    if (stableStringify(projected) !== stableStringify(d))
+    if (canonicalJson(projected) !== canonicalJson(d))
       problems.push(
-        `${at}: the projection differs from what the hook returned\n    returned  ${stableStringify(d)}\n    projected ${stableStringify(projected)}`,
+        `${at}: the projection differs from what the hook returned\n    returned  ${canonicalJson(d)}\n    projected ${canonicalJson(projected)}`,
       );
     return problems;
   }
@@ -417,7 +417,7 @@ describe("switching a running cluster from dynamic apply to server-side apply", 
         delete copy.status;
         delete copy.metadata.resourceVersion;
         delete copy.metadata.managedFields;
-        return [`${c.kind}/${c.metadata.name}`, stableStringify(copy)];
+        return [`${c.kind}/${c.metadata.name}`, canonicalJson(copy)];
       }),
     );
   }
@@ -648,8 +648,8 @@ describe("switching a running cluster from dynamic apply to server-side apply", 
     expect(Object.keys(byId(returned)).sort()).to.deep.equal(Object.keys(liveById).sort());
     for (const c of returned) {
       const at = `${c.kind}/${c.metadata.name}`;
-      expect(stableStringify(c), at).to.equal(
-        stableStringify(projectApplied(liveById[at] as KubeObject, FIELD_MANAGER)),
+      expect(canonicalJson(c), at).to.equal(
+        canonicalJson(projectApplied(liveById[at] as KubeObject, FIELD_MANAGER)),
       );
       expect(c.metadata.annotations ?? {}, at).not.to.have.property("example.com/owner");
       expect(c.metadata.annotations ?? {}, at).not.to.have.property(LAST_APPLIED_ANNOTATION);
@@ -837,7 +837,7 @@ describe("switching a running cluster back from server-side apply to dynamic app
 
   const generation = (o: KubeObject) => (o.metadata as { generation?: number }).generation;
   const template = (o: KubeObject) =>
-    stableStringify((o as { spec?: { template?: unknown } }).spec?.template);
+    canonicalJson((o as { spec?: { template?: unknown } }).spec?.template);
 
   it("after a resources change under dynamic apply, an invalid edit leaves the Deployment as it runs", async () => {
     const endpoint = "http://vllm-1.example:8000/v1";

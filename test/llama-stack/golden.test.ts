@@ -13,7 +13,7 @@ import { expect } from "chai";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TRUST } from "../../src/config/runtime.js";
+import { TRUST } from "../../src/container.js";
 import { configOf, containerEnv, loadCases, runCase } from "../golden/harness.js";
 import { installExternalProviders } from "./external.js";
 import { isKnownQuirk } from "./quirks.js";

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { SyncRequest } from "../../src/api/hook.js";
-import { TRUST } from "../../src/config/runtime.js";
+import { TRUST } from "../../src/container.js";
 import { sync } from "../../src/sync.js";
 import { configOf, containerEnv, syncContext } from "../golden/harness.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";

@@ -3,7 +3,8 @@ import { expect } from "chai";
 import type { Status } from "../../src/api/status.js";
 import { computeStatus, type Returned } from "../../src/compute-status.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
-import { problem, Reason } from "../../src/problems.js";
+import { problem } from "../../src/problems.js";
+import { Reason } from "../../src/reasons.js";
 import type { Desired } from "../../src/desired.js";
 import type { Resolution } from "../../src/resolve.js";
 
@@ -45,10 +46,13 @@ const desired: Desired = {
   namespace: "ns",
   spec: { distribution: { name: "starter" } },
   distribution: { name: "starter", release: "0.7.3", image: "img:1" },
+  releaseFacts: { ogx: false, metricsEndpoint: false },
   port: 8321,
   tls: undefined,
+  ingress: undefined,
   dataDir: "/.llama",
   replicas: 1,
+  minReplicas: 1,
   references: [],
   inputsHash: "0",
   config: {
@@ -86,9 +90,14 @@ const invalid: Resolution = {
   desired: undefined,
 };
 
-const updated: Returned = { updated: true, rolledOut: false, workloadWarnings: [] };
-const kept: Returned = { updated: false, rolledOut: false, workloadWarnings: [] };
-const done: Returned = { updated: true, rolledOut: true, workloadWarnings: [] };
+const updated: Returned = {
+  plan: { ok: true },
+  updated: true,
+  rolledOut: false,
+  workloadWarnings: [],
+};
+const kept: Returned = { plan: undefined, updated: false, rolledOut: false, workloadWarnings: [] };
+const done: Returned = { plan: { ok: true }, updated: true, rolledOut: true, workloadWarnings: [] };
 
 const byType = (s: Status) => new Map((s.conditions ?? []).map((c) => [c.type, c]));
 
@@ -145,6 +154,18 @@ describe("computeStatus", () => {
       returned: kept,
       phase: "Failed",
       ready: "InvalidSpec",
+      extra: ["Stalled"],
+    },
+    {
+      what: "a valid spec whose children cannot be built: ValidationSucceeded=False, Stalled",
+      observed: observed({ deployment: deployment(2, true) }),
+      resolution: valid,
+      returned: {
+        ...kept,
+        plan: { ok: false, problems: [problem(Reason.ChildTooLarge, "spec", "too large")] },
+      },
+      phase: "Failed",
+      ready: "ChildTooLarge",
       extra: ["Stalled"],
     },
   ];

@@ -6,8 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
-import { Reason } from "../../src/problems.js";
-import { ConditionReason } from "../../src/compute-status.js";
+import { ALL_REASONS } from "../../src/reasons.js";
 import { exampleRequestJson } from "../golden/example-request.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -16,7 +15,7 @@ const readme = readFileSync(join(root, "README.md"), "utf8");
 describe("README", () => {
   it("lists every reason in the reasons table", () => {
     const table = readme.slice(readme.indexOf("### Reasons"), readme.indexOf("### Argo CD"));
-    for (const reason of [...Object.values(Reason), ...Object.values(ConditionReason)]) {
+    for (const reason of ALL_REASONS) {
       expect(table, reason).to.include(`| \`${reason}\` |`);
     }
   });

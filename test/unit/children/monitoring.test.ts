@@ -5,7 +5,6 @@ import { expect } from "chai";
 import type { Monitoring } from "../../../src/api/monitoring.js";
 import type { Overrides } from "../../../src/api/workload.js";
 import {
-  hasMetricsEndpoint,
   monitoringEnv,
   planMonitoring,
   type MonitoringInput,
@@ -13,6 +12,7 @@ import {
 import { buildServiceMonitor } from "../../../src/children/service-monitor.js";
 import { groupKey, SERVICE_MONITOR_TYPE } from "../../../src/children/types.js";
 import { formatProblem } from "../../../src/problems.js";
+import { releaseFacts } from "../../../src/release.js";
 
 const owner = { llsd: "llama", namespace: "team-a" };
 const METRICS: Monitoring = { metrics: { port: 9464 } };
@@ -24,23 +24,6 @@ const LABELS = {
   "app.kubernetes.io/part-of": "llama-stack",
   "app.kubernetes.io/managed-by": "llsd-hook",
 };
-
-describe("hasMetricsEndpoint", () => {
-  // OGX 1.2.0 added ogx/telemetry's scrape server; 1.1.3 and llama-stack 0.x have none.
-  const rows: [release: string, has: boolean][] = [
-    ["0.6.1", false],
-    ["0.7.3", false],
-    ["0.8.0", false],
-    ["1.1.3", false],
-    ["1.2.0", true],
-    ["1.4.1", true],
-    ["1.5.0", true],
-    ["2.0.0", true],
-  ];
-  for (const [release, has] of rows)
-    it(`${release}: ${has ? "a" : "no"} metrics endpoint`, () =>
-      expect(hasMetricsEndpoint(release)).to.equal(has));
-});
 
 describe("monitoringEnv", () => {
   const rows: [
@@ -96,17 +79,17 @@ describe("monitoringEnv", () => {
     ],
   ];
   for (const [why, monitoring, release, env] of rows)
-    it(why, () => expect(monitoringEnv(monitoring, release, owner)).to.deep.equal(env));
+    it(why, () =>
+      expect(monitoringEnv(monitoring, releaseFacts(release).ogx, owner)).to.deep.equal(env),
+    );
 });
 
 describe("planMonitoring", () => {
-  const input = (over: Partial<MonitoringInput>): MonitoringInput => ({
-    monitoring: undefined,
-    release: "1.5.0",
-    overrides: undefined,
-    childGroups: undefined,
-    ...over,
-  });
+  const input = (over: Partial<Omit<MonitoringInput, "releaseFacts">>): MonitoringInput => {
+    const release = "release" in over ? over.release : "1.5.0";
+    const base = { monitoring: undefined, overrides: undefined, childGroups: undefined };
+    return { ...base, ...over, release, releaseFacts: releaseFacts(release) };
+  };
   const withMonitor = (serviceMonitor: object = {}): Monitoring => ({
     metrics: { port: 9464, serviceMonitor },
   });

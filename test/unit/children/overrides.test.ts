@@ -7,11 +7,11 @@ import { msg } from "../../../src/messages.js";
 import { formatProblem } from "../../../src/problems.js";
 
 const AT = "spec.workload.overrides";
-const LLAMA: PodLayout = { dataDir: "/.llama", release: "0.7.3", trust: false, authCa: false };
-const OGX: PodLayout = { dataDir: "/.llama", release: "1.5.0", trust: false, authCa: false };
+const LLAMA: PodLayout = { dataDir: "/.llama", ogx: false, trust: false, authCa: false }; // 0.7.3
+const OGX: PodLayout = { dataDir: "/.llama", ogx: true, trust: false, authCa: false }; // 1.5.0
 const CUSTOM_IMAGE: PodLayout = {
   dataDir: "/data",
-  release: undefined,
+  ogx: false, // release unknown: no OGX volume
   trust: false,
   authCa: false,
 };

@@ -10,6 +10,7 @@ import type { Desired } from "../../../src/desired.js";
 import { layoutOf } from "../../../src/resolve.js";
 import { formatProblem } from "../../../src/problems.js";
 import { groupKey, SERVICE_MONITOR_TYPE } from "../../../src/children/types.js";
+import { releaseFacts } from "../../../src/release.js";
 import type { Service } from "kubernetes-types/core/v1.js";
 import type { NetworkPolicy } from "kubernetes-types/networking/v1.js";
 
@@ -40,6 +41,7 @@ function input(spec: unknown, extra: Extra = {}): PlanInput {
     namespace: "default",
     spec: parsed,
     distribution: { name: undefined, release: extra.release, image: "img:1" },
+    releaseFacts: releaseFacts(extra.release),
     ...layoutOf(parsed),
     references: [],
     inputsHash: "h",

@@ -9,7 +9,7 @@ import { V1ALPHA2_FIELDS_ANNOTATION } from "../../../src/convert/annotations.js"
 import { toV1alpha1, toV1alpha2 } from "../../../src/convert/convert.js";
 import { getAt, pathOf } from "../../../src/convert/json-path.js";
 import { V1ALPHA2_ONLY } from "../../../src/convert/table.js";
-import { stableStringify } from "../../../src/lib/json.js";
+import { canonicalJson } from "../../../src/lib/json.js";
 import { formatProblem, type Result } from "../../../src/problems.js";
 import { v1alpha2Object } from "./arbitraries.js";
 
@@ -330,7 +330,7 @@ const LIMIT = 256 * 1024;
 function documentedSize(obj: JsonObject): number {
   const only = V1ALPHA2_ONLY.map((p) => getAt(obj, pathOf(p))).filter((v) => v !== undefined);
   const annotations = getAt(obj, ["metadata", "annotations"]) ?? {};
-  return Buffer.byteLength(stableStringify(only)) + Buffer.byteLength(stableStringify(annotations));
+  return Buffer.byteLength(canonicalJson(only)) + Buffer.byteLength(canonicalJson(annotations));
 }
 
 describe("the 256 KiB annotation budget (v1alpha2 → v1alpha1)", function () {

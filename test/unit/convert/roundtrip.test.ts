@@ -14,7 +14,7 @@ import { toV1alpha1, toV1alpha2 } from "../../../src/convert/convert.js";
 import { decodeRestore } from "../../../src/convert/restore.js";
 import { OBJECT_BOUNDS } from "../../../src/convert/convert.js";
 import { FIELD_RULES, V1ALPHA2_ONLY } from "../../../src/convert/table.js";
-import { V1alpha1LlamaStackDistribution } from "../../../src/convert/v1alpha1.js";
+import { V1alpha1LlamaStackDistribution } from "../../../src/api/v1alpha1.js";
 import { CANARY, reorder, v1alpha1Object, v1alpha2Object } from "./arbitraries.js";
 
 const runs = { numRuns: 300 };

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { LlamaStackDistributionSpec } from "../../../src/api/schema.js";
 import { Status } from "../../../src/api/status.js";
 import { FIELD_RULES, V1ALPHA2_ONLY } from "../../../src/convert/table.js";
-import { V1alpha1Spec, V1alpha1Status } from "../../../src/convert/v1alpha1.js";
+import { V1alpha1Spec, V1alpha1Status } from "../../../src/api/v1alpha1.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const doc = readFileSync(join(root, "docs", "conversion.md"), "utf8");

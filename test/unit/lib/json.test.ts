@@ -1,6 +1,6 @@
 // Table tests of the JSON helpers every layer uses.
 import { expect } from "chai";
-import { compareStrings, deepMerge, formatPath, stableStringify } from "../../../src/lib/json.js";
+import { compareStrings, deepMerge, formatPath, canonicalJson } from "../../../src/lib/json.js";
 
 describe("json helpers", () => {
   it("deepMerge overlays objects and replaces everything else, without touching its inputs", () => {
@@ -18,10 +18,16 @@ describe("json helpers", () => {
     );
     expect(formatPath([])).to.equal("");
   });
-  it("stableStringify does not depend on key order", () => {
-    expect(stableStringify({ b: 1, a: { d: 1, c: 2 } })).to.equal(
-      stableStringify({ a: { c: 2, d: 1 }, b: 1 }),
+  it("canonicalJson does not depend on key order", () => {
+    expect(canonicalJson({ b: 1, a: { d: 1, c: 2 } })).to.equal(
+      canonicalJson({ a: { c: 2, d: 1 }, b: 1 }),
     );
+  });
+  it("canonicalJson keeps a __proto__ key, and marks undefined only when asked", () => {
+    const hostile = JSON.parse('{"__proto__":{"x":1},"a":1}') as unknown;
+    expect(canonicalJson(hostile)).to.equal('{"__proto__":{"x":1},"a":1}');
+    expect(canonicalJson({ a: undefined, b: [undefined] })).to.equal('{"b":[null]}');
+    expect(canonicalJson({ a: undefined, b: [undefined] }, "U")).to.equal('{"a":"U","b":["U"]}');
   });
 });
 

@@ -1,6 +1,7 @@
 // Table tests of the pydantic JSON-schema subset the configs are validated with.
 import { expect } from "chai";
 import { validateAgainstSchema } from "../../../src/lib/jsonschema.js";
+import { LLAMA_STACK_VALUES } from "../../../src/config/envsubst.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 
 const release = loadCatalog().byRelease["0.7.3"]!;
@@ -36,7 +37,7 @@ describe("validateAgainstSchema (pydantic JSON schema subset)", () => {
   ];
   for (const [what, value, want] of rows) {
     it(what, () => {
-      const errors = validateAgainstSchema(vllm, value as never).map(
+      const errors = validateAgainstSchema(vllm, value as never, LLAMA_STACK_VALUES).map(
         (e) => `${e.path.join(".")}: ${e.message}`,
       );
       expect(errors).to.deep.equal(want);
@@ -44,8 +45,8 @@ describe("validateAgainstSchema (pydantic JSON schema subset)", () => {
   }
   it("reports a missing required field", () => {
     const faiss = release.providers["vector_io"]!["inline::faiss"]!.configSchema;
-    expect(validateAgainstSchema(faiss, {}).map((e) => [e.path.join("."), e.kind])).to.deep.equal([
-      ["persistence", "required"],
-    ]);
+    expect(
+      validateAgainstSchema(faiss, {}, LLAMA_STACK_VALUES).map((e) => [e.path.join("."), e.kind]),
+    ).to.deep.equal([["persistence", "required"]]);
   });
 });

@@ -4,7 +4,6 @@
 import { expect } from "chai";
 import type { MetricObjectWithValues, MetricValue } from "prom-client";
 import request from "supertest";
-import { ConditionReason } from "../../../src/compute-status.js";
 import {
   boundedReason,
   createMetrics,
@@ -13,10 +12,10 @@ import {
   outcomeOfStatusCode,
 } from "../../../src/server/metrics.js";
 import { byteCache } from "../../../src/server/memo.js";
-import { Reason } from "../../../src/problems.js";
+import { ConditionReason, Reason } from "../../../src/reasons.js";
 import { driveSyncs, EXPECTED_OUTCOMES, HOSTILE_NAME, HOSTILE_TOKEN } from "./metrics-drive.js";
 
-const cond = (type: string, reason: unknown) => ({ type, reason, status: "False" });
+const cond = (type: string, reason: string) => ({ type, reason });
 
 /** getMetricsAsJSON also names each histogram sample (_bucket, _sum, _count). */
 type Series = MetricObjectWithValues<MetricValue<string> & { metricName?: string }>;
@@ -50,7 +49,7 @@ describe("hook metrics", () => {
   });
 
   describe("outcomeOf", () => {
-    const rows: [string, unknown, string, string][] = [
+    const rows: [string, Parameters<typeof outcomeOf>[0], string, string][] = [
       ["Ready", { phase: "Ready" }, "ready", "Ready"],
       [
         "Failed, nothing applied",
@@ -80,8 +79,8 @@ describe("hook metrics", () => {
         "other",
       ],
       ["Pending without conditions", { phase: "Pending" }, "progressing", "other"],
-      ["no status at all", undefined, "progressing", "other"],
-      ["conditions not a list", { phase: "Failed", conditions: "x" }, "failed", "other"],
+      ["an empty status", {}, "progressing", "other"],
+      ["Failed without conditions", { phase: "Failed" }, "failed", "other"],
     ];
     for (const [name, status, outcome, reason] of rows)
       it(name, () => {

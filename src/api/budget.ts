@@ -5,9 +5,10 @@
 // is far tighter than the 1 MiB of a ConfigMap's data or etcd's 1.5 MiB per
 // object, so it is the one checked; it is checked in either apply mode, since
 // the hook cannot tell which one Metacontroller runs.
-import type { KubeObject } from "../api/hook.js";
+import type { KubeObject } from "./hook.js";
 import { msg } from "../messages.js";
-import { problem, Reason, type Problem } from "../problems.js";
+import { problem, type Problem } from "../problems.js";
+import { Reason } from "../reasons.js";
 
 /** Kubernetes' cap on all annotations of one object (TotalAnnotationSizeLimitB). */
 export const ANNOTATIONS_LIMIT = 256 * 1024;

@@ -8,7 +8,7 @@ import {
   checkSizes,
   goJsonBytes,
   largestParts,
-} from "../../../src/children/budget.js";
+} from "../../../src/api/budget.js";
 
 describe("goJsonBytes and largestParts", () => {
   const rows: [value: unknown, bytes: number][] = [

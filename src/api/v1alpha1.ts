@@ -6,7 +6,7 @@
 // loose, and the CRD's v1alpha1 version is to carry
 // x-kubernetes-preserve-unknown-fields. Used to check generated test objects
 // and, later, to generate that CRD version. The conversion itself reads
-// objects field by field (reader.ts) and never rejects what this accepts.
+// objects field by field (src/convert/reader.ts) and never rejects what this accepts.
 import type {
   EnvVar,
   ResourceRequirements,
@@ -15,10 +15,10 @@ import type {
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
 import { z } from "zod";
-import { k8sType } from "../api/k8s.js";
-import { withRules } from "../api/rules.js";
-import { GROUP, KIND } from "../api/schema.js";
-import { Condition } from "../api/status.js";
+import { k8sType } from "./k8s.js";
+import { withRules } from "./rules.js";
+import { GROUP, KIND } from "./schema.js";
+import { Condition } from "./status.js";
 
 export const V1ALPHA1 = "v1alpha1";
 export const V1ALPHA1_API_VERSION = `${GROUP}/${V1ALPHA1}`;

@@ -87,9 +87,14 @@ const RESERVED_ENV = new Set([
 
 /**
  * OGX writes the resolved config, secrets in clear, to a file in $TMPDIR while
- * it runs: /tmp is an in-memory volume there, so it never reaches the node's disk.
+ * it runs: /tmp is an in-memory volume there, so it never reaches the node's
+ * disk. The same directory takes every multipart upload over 1 MB (Starlette
+ * spools it there before OGX reads it), and OGX accepts files up to 100 MiB
+ * (ogx_api/common/upload_limits.py): the volume holds one such upload whole,
+ * or a body fails to parse (400) before OGX can answer its 413. What is in it
+ * counts against the pod's memory only while it is there (test/node).
  */
-export const OGX_TMP = { volume: "ogx-tmp", mountPath: "/tmp", sizeLimit: "16Mi" } as const;
+export const OGX_TMP = { volume: "ogx-tmp", mountPath: "/tmp", sizeLimit: "128Mi" } as const;
 
 /** Names of every env var the Deployment sets itself, in any release. */
 export const RUNTIME_ENV_NAMES: readonly string[] = [

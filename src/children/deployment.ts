@@ -257,7 +257,9 @@ function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]):
     env: env(input),
     resources: containerResources(input.resources, input.workers),
     volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
-    startupProbe: probe(input, { periodSeconds: 5, failureThreshold: 60, timeoutSeconds: 5 }),
+    // Every second for up to five minutes: Ready follows the server's start
+    // within a second (a real pod: test/node), where a 5 s period made it wait.
+    startupProbe: probe(input, { periodSeconds: 1, failureThreshold: 300, timeoutSeconds: 5 }),
     readinessProbe: probe(input, { periodSeconds: 10, failureThreshold: 3, timeoutSeconds: 5 }),
     livenessProbe: probe(input, { periodSeconds: 30, failureThreshold: 3, timeoutSeconds: 5 }),
     securityContext: containerSecurityContext,

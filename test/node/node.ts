@@ -8,6 +8,7 @@
 // runs off the fixed host paths.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -57,6 +58,8 @@ export interface NodeCluster {
   timings: Record<string, number>;
   /** Imports an OCI archive into the node's image store (once per path). */
   importImage(archive: string): Promise<number>;
+  /** A directory on the node for a hostPath PersistentVolume, writable by the pods' user; removed at stop. */
+  volumeDir(name: string): string;
   /** The kubelet's log, for a failing test's message. */
   logs(name: "kubelet" | "containerd"): string;
   /** Stops everything and puts the machine back; returns what still differs from before (none: []). */
@@ -524,6 +527,12 @@ export async function startNode(): Promise<NodeCluster> {
         const ms = Date.now() - t0;
         log(`imported ${archive} in ${ms} ms`);
         return ms;
+      },
+      volumeDir: (name) => {
+        const dir = join(run, "volumes", name);
+        mkdirSync(dir, { recursive: true, mode: 0o777 });
+        chmodSync(dir, 0o777);
+        return dir;
       },
       logs: (name) => tail(join(run, `${name}.log`), 80),
       stop: () => (stopped ??= teardown(state)),

@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { Server } from "node:http";
@@ -97,6 +97,67 @@ function serverCertificate(host: string): { cert: string; key: string } {
     return {
       cert: readFileSync(join(dir, "tls.crt"), "utf8"),
       key: readFileSync(join(dir, "tls.key"), "utf8"),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A private CA and a serving certificate it signed for an IP address. */
+function privateCa(ip: string): { ca: string; cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), "llsd-node-ca-"));
+  const f = (n: string) => join(dir, n);
+  const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
+  try {
+    openssl([
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=llsd-node-private-ca",
+      "-keyout",
+      f("ca.key"),
+      "-out",
+      f("ca.crt"),
+    ]);
+    openssl([
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      `/CN=${ip}`,
+      "-keyout",
+      f("tls.key"),
+      "-out",
+      f("tls.csr"),
+    ]);
+    writeFileSync(f("ext"), `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`);
+    openssl([
+      "x509",
+      "-req",
+      "-in",
+      f("tls.csr"),
+      "-CA",
+      f("ca.crt"),
+      "-CAkey",
+      f("ca.key"),
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-extfile",
+      f("ext"),
+      "-out",
+      f("tls.crt"),
+    ]);
+    return {
+      ca: readFileSync(f("ca.crt"), "utf8"),
+      cert: readFileSync(f("tls.crt"), "utf8"),
+      key: readFileSync(f("tls.key"), "utf8"),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -474,6 +535,156 @@ describe("real pods on a real node (kubelet + containerd)", function () {
       });
     });
   }
+
+  describe("trust.caBundle and auth on the kubelet", () => {
+    const guarded = "guarded";
+    let privateUpstream: FakeOpenAI;
+    let pod: PodView;
+
+    before(async () => {
+      const pki = privateCa(BRIDGE.ip);
+      privateUpstream = await startFakeOpenAI({
+        host: BRIDGE.ip,
+        models: [MODEL],
+        reply: "pong from the private CA",
+        tls: { cert: pki.cert, key: pki.key },
+      });
+      const configMap = (cmName: string, ca: string) => ({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: cmName, namespace: NS },
+        data: { "ca.crt": ca },
+      });
+      await kube().mustCreate("v1", "configmaps", configMap("private-ca", pki.ca));
+      await kube().mustCreate(
+        "v1",
+        "configmaps",
+        configMap("api-server-ca", node.cp.ca.toString()),
+      );
+      await kube().mustCreate("v1", "serviceaccounts", {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "caller", namespace: NS },
+      });
+      const cr = minimalExample(privateUpstream.baseUrl);
+      await kube().mustCreate(API_VERSION, RESOURCE, {
+        ...cr,
+        metadata: { name: guarded, namespace: NS },
+        spec: {
+          ...cr.spec,
+          trust: { caBundle: { configMapName: "private-ca", key: "ca.crt" } },
+          auth: {
+            kubernetes: {
+              apiServerURL: node.apiServerOnBridge,
+              caBundle: { configMapName: "api-server-ca", key: "ca.crt" },
+            },
+          },
+        },
+      });
+      await mc.reconcile(NS, guarded);
+      pod = await waitServing(kube(), NS, guarded);
+    });
+
+    after(async () => {
+      await kube().remove(API_VERSION, RESOURCE, NS, guarded);
+      await privateUpstream?.close();
+    });
+
+    async function call(token: string | undefined): Promise<{ status: number; body: unknown }> {
+      const id = `vllm/${MODEL}`;
+      return getJson(`http://${pod.ip}:8321/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
+        body: JSON.stringify({ model: id, messages: [{ role: "user", content: "ping" }] }),
+      });
+    }
+
+    it("a ServiceAccount's token is accepted, none or a forged one is not", async () => {
+      const res = await kube().request<{ status?: { token?: string } }>({
+        method: "POST",
+        path: `/api/v1/namespaces/${NS}/serviceaccounts/caller/token`,
+        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: {} },
+      });
+      const token = res.body.status?.token;
+      expect(token, JSON.stringify(res.body)).to.be.a("string");
+      expect((await call(undefined)).status).to.equal(401);
+      expect((await call(`${token ?? ""}x`)).status).to.equal(401);
+      const ok = await call(token);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+      // The provider reached the upstream whose certificate only the private CA vouches for.
+      expect(JSON.stringify(ok.body)).to.include("pong from the private CA");
+      expect(privateUpstream.tlsErrors).to.deep.equal([]);
+    });
+  });
+
+  describe("workload.storage on a real PersistentVolume", () => {
+    const stored = "stored";
+    let fileId: string;
+
+    before(async () => {
+      await kube().mustCreate("v1", "persistentvolumes", {
+        apiVersion: "v1",
+        kind: "PersistentVolume",
+        metadata: { name: "llsd-node-pv" },
+        spec: {
+          capacity: { storage: "1Gi" },
+          accessModes: ["ReadWriteOnce"],
+          storageClassName: "",
+          persistentVolumeReclaimPolicy: "Retain",
+          hostPath: { path: node.volumeDir("pv"), type: "Directory" },
+        },
+      });
+      const cr = minimalExample(upstream.baseUrl);
+      await kube().mustCreate(API_VERSION, RESOURCE, {
+        ...cr,
+        metadata: { name: stored, namespace: NS },
+        spec: { ...cr.spec, workload: { storage: { size: "1Gi" } } },
+      });
+      await mc.reconcile(NS, stored);
+    });
+
+    after(async () => {
+      await kube().remove(API_VERSION, RESOURCE, NS, stored);
+    });
+
+    it("data written through the API survives a pod restart", async () => {
+      const pod = await waitServing(kube(), NS, stored);
+      const claim = (await kube().get("v1", "persistentvolumeclaims", NS, `${stored}-pvc`)) as
+        (KubeObject & { status?: { phase?: string } }) | undefined;
+      expect(claim?.status?.phase).to.equal("Bound");
+      const form = new FormData();
+      form.append("purpose", "assistants");
+      form.append("file", new Blob(["kept across restarts"]), "kept.txt");
+      const up = await getJson(`http://${pod.ip}:8321/v1/files`, { method: "POST", body: form });
+      expect(up.status, JSON.stringify(up.body)).to.equal(200);
+      fileId = (up.body as { id: string }).id;
+      await kube().remove("v1", "pods", NS, pod.name);
+      const next = await waitServing(kube(), NS, stored);
+      expect(next.name).not.to.equal(pod.name);
+      const got = await getJson(`http://${next.ip}:8321/v1/files/${fileId}`);
+      expect(got.status, JSON.stringify(got.body)).to.equal(200);
+    });
+
+    it("a config edit rolls it the Recreate way, and the data stays", async () => {
+      const before = await waitServing(kube(), NS, stored);
+      const d = (await kube().get("apps/v1", "deployments", NS, stored)) as
+        (KubeObject & { spec?: { strategy?: { type?: string } } }) | undefined;
+      expect(d?.spec?.strategy?.type).to.equal("Recreate");
+      const parent = (await kube().get(API_VERSION, RESOURCE, NS, stored)) as KubeObject & {
+        spec: { resources: { models: { name: string }[] } };
+      };
+      parent.spec.resources.models.push({ name: "second-model" });
+      await kube().replace(API_VERSION, RESOURCE, parent);
+      await mc.reconcile(NS, stored);
+      const after = await waitServing(kube(), NS, stored);
+      expect(after.name).not.to.equal(before.name);
+      const got = await getJson(`http://${after.ip}:8321/v1/files/${fileId}`);
+      expect(got.status, JSON.stringify(got.body)).to.equal(200);
+    });
+  });
 
   // Last: mocha runs a suite's own tests before its nested suites.
   describe("afterwards", () => {

@@ -676,7 +676,10 @@ describe("real pods on a real node (kubelet + containerd)", function () {
       const parent = (await kube().get(API_VERSION, RESOURCE, NS, stored)) as KubeObject & {
         spec: { resources: { models: { name: string }[] } };
       };
-      parent.spec.resources.models.push({ name: "second-model" });
+      // A model the upstream does not list: one it lists is in the persistent
+      // registry already (listed_from_provider), and OGX then refuses to start
+      // (docs/operations/server-pods.md, "Known issues").
+      parent.spec.resources.models.push({ name: "unlisted-model" });
       await kube().replace(API_VERSION, RESOURCE, parent);
       await mc.reconcile(NS, stored);
       const after = await waitServing(kube(), NS, stored);

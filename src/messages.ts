@@ -3,6 +3,7 @@
 // it (problems.ts formatProblem): `spec.x: what; fix`.
 
 import { isOgx, TRUST } from "./config/runtime.js";
+import { formatPath } from "./lib/json.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
@@ -150,6 +151,25 @@ export const msg = {
   tooMany: (max: number) =>
     `holds more than ${max} values in all; shorten it (large model metadata or settings are the usual cause)`,
   forbiddenKey: (key: string) => `${key} cannot be used as a key; rename or remove it`,
+  // YAML a user controls, read within bounds (src/lib/bounded-yaml.ts)
+  relatedYaml: (kind: string, name: string, key: string, detail: string) =>
+    `${kind} ${name}'s ${key} ${detail}`,
+  overrideNotChecked: (configMap: string, key: string, detail: string) =>
+    `ConfigMap ${configMap}'s ${key} was not checked for the server's TLS settings: it ${detail}`,
+  yamlTooLarge: (bytes: number, max: number) =>
+    `is ${bytes} bytes, more than the ${max} llsd-hook reads; shorten it`,
+  yamlTooManyNodes: (max: number) =>
+    `holds more than ${max} YAML nodes (scalars, aliases and collections); shorten it`,
+  yamlTooDeep: (max: number, line: number) =>
+    `is nested more than ${max} levels deep (line ${line}); flatten it`,
+  yamlTooWide: (count: number, max: number, line: number) =>
+    `has a mapping or list of ${count} entries (line ${line}), more than the ${max} llsd-hook accepts in one; shorten it`,
+  yamlDuplicateKey: (key: string, line: number) =>
+    `repeats the key ${key.length > 64 ? `${key.slice(0, 64)}…` : key} in one mapping (line ${line}); keep one`,
+  yamlTooManyAliases: (max: number) =>
+    `expands its aliases more than ${max} times; write the values out, or use fewer aliases`,
+  yamlNotJson: (type: string, path: readonly (string | number)[]) =>
+    `holds a YAML ${type} at ${path.length === 0 ? "the top" : formatPath(path)}, which the server does not read as the text it looks like; quote it to make it a string`,
   childTooLarge: (child: string, kib: number, budget: number, parts: string) =>
     `${child} would take ${kib} KiB as JSON, and Metacontroller copies every child into an annotation that Kubernetes caps at 256 KiB per object (llsd-hook keeps each child under ${budget} KiB); largest parts: ${parts}; shrink them, or move a large config to spec.overrideConfig`,
   duplicateVolume: (name: string) =>

@@ -184,12 +184,21 @@ function firstLine(message: string): string {
   return (message.split("\n")[0] ?? message).replace(/:$/, "");
 }
 
+/**
+ * Steps 1-3 alone, over every document of `text`: the first bound broken, or
+ * undefined when a tree may be built from it. For a caller that reads
+ * several documents with yaml itself (render).
+ */
+export function scanYaml(text: string, bounds: YamlBounds = YAML_BOUNDS): Refusal | undefined {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > bounds.maxBytes) return refuse("size", msg.yamlTooLarge(bytes, bounds.maxBytes));
+  return lexScan(text, bounds) ?? cstScan(text, bounds);
+}
+
 /** `text` as one YAML document's value, or the first bound it breaks. Never throws. */
 export function readYaml(text: string, options: YamlReadOptions): YamlRead {
   const bounds = options.bounds ?? YAML_BOUNDS;
-  const bytes = Buffer.byteLength(text, "utf8");
-  if (bytes > bounds.maxBytes) return refuse("size", msg.yamlTooLarge(bytes, bounds.maxBytes));
-  const scanned = lexScan(text, bounds) ?? cstScan(text, bounds);
+  const scanned = scanYaml(text, bounds);
   if (scanned !== undefined) return scanned;
   const doc = parseDocument(text, { version: options.version, uniqueKeys: false });
   const error = doc.errors[0];

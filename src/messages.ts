@@ -207,6 +207,8 @@ export const msg = {
   describingAnotherObject: () => "describing another object (not this kind, namespace and name)",
   unrecordedChild: (manager: string, managers: readonly string[], annotation: string) =>
     `has neither a managedFields Apply entry of field manager ${manager} (Apply entries found: ${managers.length === 0 ? "none" : list(managers)}) nor a ${annotation} annotation`,
+  managedFieldsTooLarge: (manager: string, max: number) =>
+    `has a managedFields Apply entry of field manager ${manager} with more than ${max} fields, or too many list items to match, more than anything llsd-hook applies`,
   fixUnreadableChild: () =>
     "Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.",
 

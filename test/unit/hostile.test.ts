@@ -228,6 +228,42 @@ describe("hostile children under server-side apply (property tests)", () => {
     }
   });
 
+  it("a Deployment whose Apply entry is forged to claim 12,000 env items: a 409 naming it with the fix, at once", () => {
+    const deployment = ssa.find((c) => c.kind === "Deployment") as KubeObject;
+    const env = Array.from({ length: 12_000 }, (_, i) => ({ name: `E${i}`, value: "x" }));
+    const claims = Object.fromEntries(env.map((e) => [`k:{"name":"${e.name}"}`, { ".": {} }]));
+    const spec = { template: { spec: { containers: [{ name: "llama-stack", env }] } } };
+    const fieldsV1 = {
+      "f:spec": {
+        "f:template": {
+          "f:spec": { "f:containers": { 'k:{"name":"llama-stack"}': { "f:env": claims } } },
+        },
+      },
+    };
+    const forged = {
+      ...deployment,
+      metadata: {
+        ...deployment.metadata,
+        managedFields: [
+          { manager: "metacontroller", operation: "Apply", apiVersion: "apps/v1", fieldsV1 },
+        ],
+      },
+      spec,
+    };
+    const children = [...ssa.filter((c) => c !== deployment), forged];
+    const started = performance.now();
+    const out = sync(
+      request(edits.invalid, { children, generation: 2 }),
+      "2026-11-01T12:00:00Z",
+      syncContext(),
+    );
+    expect(performance.now() - started).to.be.below(1000);
+    expect(out.kind).to.equal("conflict");
+    expect(out.kind === "conflict" && out.message).to.match(
+      /^Deployment default\/llama has a managedFields Apply entry of field manager metacontroller with more than 10000 fields, .*Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again\.$/,
+    );
+  });
+
   it("whatever managedFields say (any manager, any set, any operation), every object answered is this parent's, and an invalid edit drops none", () => {
     const entry = fc.record({
       manager: fc.constantFrom("metacontroller", "kubectl-edit", "other"),

@@ -17,6 +17,7 @@ import { customize } from "../customize.js";
 import { isoSeconds } from "../edge/clock.js";
 import { sync, type SyncContext } from "../sync.js";
 import { byteCache, memoize, type CacheTier } from "./memo.js";
+import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
 import {
   createMetrics,
   outcomeOf,
@@ -50,6 +51,8 @@ export interface AppOptions {
   cacheResponses?: boolean;
   /** The largest request body accepted (default BODY_LIMIT_BYTES). */
   bodyLimitBytes?: number;
+  /** Request-body bytes held at once across all requests (default BODY_BUDGET_BYTES); at least bodyLimitBytes. */
+  bodyBudgetBytes?: number;
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
   /**
@@ -369,12 +372,22 @@ export function createApp(options: AppOptions): express.Express {
     sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
   });
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
+  const budgetBytes = options.bodyBudgetBytes ?? BODY_BUDGET_BYTES;
+  if (budgetBytes < bodyLimit)
+    throw new Error(
+      `BODY_BUDGET_MIB (${+(budgetBytes / 2 ** 20).toFixed(2)}) must be at least BODY_LIMIT_MIB (${+(bodyLimit / 2 ** 20).toFixed(2)}): a body at the limit would never fit`,
+    );
   const parsers = bodyParsers(bodyLimit, options.cacheResponses ?? true, metrics);
   const authorize = authorizer(options.bearerToken);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(logRequests(logger, metrics));
+  app.use(
+    bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
+      res.status(503).json(req.path === "/convert" ? conversionFailure("", error) : { error });
+    }),
+  );
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

@@ -181,6 +181,8 @@ export const msg = {
   // keeping what runs (src/children/keep.ts); the whole text of a 409
   cannotKeep: (child: string, why: string, situation: string, fix: string) =>
     `${child} ${why}, so llsd-hook cannot return it as it was applied, and leaving it out would delete it. ${situation} Nothing was changed. ${fix}`,
+  adoptedChild: () =>
+    "Metacontroller counts it among this LlamaStackDistribution's children (it carries the resource's controller-uid label), so the resource is not updated until the label is removed.",
   keepBecauseInvalid: (firstProblem: string) =>
     `The spec cannot be used yet (${firstProblem}), so every running child must be kept as applied.`,
   keepBecauseRollout: () =>

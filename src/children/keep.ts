@@ -86,8 +86,11 @@ function declaredApiVersion(kind: string): string | undefined {
 
 const foreign = (why: string): Untrusted => ({ ok: false, kind: "foreign", why });
 
-/** Rule 1: the observed object is one of this parent's children. */
-function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
+/**
+ * Rule 1: the observed object is one of this parent's children; why not,
+ * otherwise (an object Metacontroller adopted for its controller-uid label).
+ */
+export function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
   const declared = declaredApiVersion(observed.kind);
   if (declared === undefined || declared !== observed.apiVersion)
     return foreign(msg.notAChildType(observed.kind));

@@ -132,6 +132,15 @@ describe("hostile children (property tests)", () => {
             return;
           }
           const answered = out.response.children;
+          // A 200 answer leaves nothing out that Metacontroller adopted: every observed object is ours.
+          for (const o of observed) {
+            const declared = CHILD_TYPES.find((t) => t.kind === o.kind);
+            const ours =
+              declared?.apiVersion === o.apiVersion &&
+              (o.metadata.namespace ?? "default") === "default" &&
+              isOwnedName(o.kind, o.metadata.name, "llama");
+            expect(ours, `${id(o)} was adopted and answered 200`).to.equal(true);
+          }
           for (const o of answered) {
             const declared = CHILD_TYPES.find((t) => t.kind === o.kind);
             expect(declared?.apiVersion, id(o)).to.equal(o.apiVersion);

@@ -119,6 +119,9 @@ const bodyErrors: Readonly<Record<string, string>> = {
   "request.size.invalid": "the request body does not match its Content-Length",
 };
 
+/** Error codes of Node's zlib (Z_DATA_ERROR, …) and brotli decoders (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
+const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
+
 /** A 200 with JSON already serialized, with the headers res.json gives. */
 function sendJson(res: Response, body: Buffer): void {
   res.status(200).set("content-type", "application/json; charset=utf-8").send(body);
@@ -332,7 +335,7 @@ function clientError(
     };
   const known =
     own(bodyErrors, e.type ?? "") ??
-    (e.code?.startsWith("Z_") === true ? bodyErrors["zlib"] : undefined);
+    (DECOMPRESSION_ERROR.test(e.code ?? "") ? bodyErrors["zlib"] : undefined);
   if (known !== undefined)
     return { status: typeof e.status === "number" ? e.status : 400, error: known };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500)

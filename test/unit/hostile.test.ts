@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { pino } from "pino";
 import supertest from "supertest";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
@@ -525,6 +525,20 @@ describe("HTTP edge: malformed bodies get a message that says what to fix", () =
       name: "a corrupt gzip body",
       headers: { "content-type": "application/json", "content-encoding": "gzip" },
       body: Buffer.concat([gzipSync("{}").subarray(0, 10), Buffer.from("garbage")]),
+      status: 400,
+      error: "the compressed body could not be decompressed; check its Content-Encoding",
+    },
+    {
+      name: "a plain body sent as br (brotli's errors are not zlib's Z_ codes)",
+      headers: { "content-type": "application/json", "content-encoding": "br" },
+      body: '{"a":1}',
+      status: 400,
+      error: "the compressed body could not be decompressed; check its Content-Encoding",
+    },
+    {
+      name: "a truncated br body",
+      headers: { "content-type": "application/json", "content-encoding": "br" },
+      body: brotliCompressSync(Buffer.from(`{"a":"${"x".repeat(1000)}"}`)).subarray(0, 20),
       status: 400,
       error: "the compressed body could not be decompressed; check its Content-Encoding",
     },

@@ -43,7 +43,12 @@ type YamlProblemKind =
   "size" | "nodes" | "depth" | "width" | "key" | "duplicate" | "aliases" | "type" | "syntax";
 
 export type YamlRead =
-  | { ok: true; value: unknown }
+  | {
+      ok: true;
+      value: unknown;
+      /** Values in it, aliases expanded (what it weighs in a cache). */
+      nodes: number;
+    }
   | {
       ok: false;
       kind: YamlProblemKind;
@@ -220,12 +225,17 @@ export function readYaml(text: string, options: YamlReadOptions): YamlRead {
     const { kind, path, detail } = shape.problem;
     return refuse(kind, path.length === 0 ? detail : `at ${formatPath(path)}: ${detail}`);
   }
-  return { ok: true, value };
+  return { ok: true, value, nodes: shape.nodes };
 }
 
-/** Answers readYamlOnce keeps: at most this many, holding at most CACHE_BYTES of text. */
+/**
+ * Answers readYamlOnce keeps: at most this many, weighing at most CACHE_BYTES
+ * together (the key's text, two bytes a character, and about 128 bytes for
+ * each value of the answer).
+ */
 const CACHE_ENTRIES = 64;
-const CACHE_BYTES = 1024 * 1024;
+const CACHE_BYTES = 4 * 1024 * 1024;
+const BYTES_PER_NODE = 128;
 const answers = new Map<string, { read: YamlRead; bytes: number }>();
 let heldBytes = 0;
 
@@ -253,7 +263,7 @@ export function readYamlOnce(text: string, options: Omit<YamlReadOptions, "bound
   }
   const read = readYaml(text, options);
   if (read.ok) freezeAll(read.value);
-  const bytes = key.length;
+  const bytes = 2 * key.length + (read.ok ? BYTES_PER_NODE * read.nodes : 0);
   if (bytes > CACHE_BYTES / 4) return read;
   answers.set(key, { read, bytes });
   heldBytes += bytes;
@@ -263,4 +273,9 @@ export function readYamlOnce(text: string, options: Omit<YamlReadOptions, "bound
     heldBytes -= entry.bytes;
   }
   return read;
+}
+
+/** What readYamlOnce holds now (for tests). */
+export function heldAnswers(): { entries: number; bytes: number } {
+  return { entries: answers.size, bytes: heldBytes };
 }

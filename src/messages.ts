@@ -172,6 +172,19 @@ export const msg = {
     `holds a YAML ${type} at ${path.length === 0 ? "the top" : formatPath(path)}, which the server does not read as the text it looks like; quote it to make it a string`,
   childTooLarge: (child: string, kib: number, budget: number, parts: string) =>
     `${child} would take ${kib} KiB as JSON, and Metacontroller copies every child into an annotation that Kubernetes caps at 256 KiB per object (llsd-hook keeps each child under ${budget} KiB); largest parts: ${parts}; shrink them, or move a large config to spec.overrideConfig`,
+  // pod-spec rules of the API server (src/children/pod-rules.ts)
+  envNameWithEquals: () =>
+    'contains "=", which the API server refuses in an environment variable name; rename it',
+  existsTolerationWithValue: () =>
+    "must be empty when operator is Exists (an Exists toleration matches every value of its key); remove value, or use operator Equal",
+  maxSkewBelowOne: (value: number) =>
+    `is ${value}; the API server requires at least 1 (the most the pod counts of two domains may differ)`,
+  negativeQuantity: (value: string) =>
+    `is ${value}; the API server refuses a negative resource quantity; make it positive`,
+  requestAboveLimit: (resource: string, request: string, limit: string) =>
+    `${resource} request ${request} is above its limit ${limit}, which the API server refuses; lower the request or raise the limit`,
+  undeclaredVolume: (name: string, volumes: readonly string[]) =>
+    `${name} is no volume of the pod (it has ${list(volumes)}); add it to spec.workload.overrides.volumes, or mount one of those`,
   duplicateVolume: (name: string) =>
     `volume name ${name} is used twice; give every volume its own name`,
   duplicateMountPath: (path: string) =>

@@ -1,0 +1,112 @@
+// Pod-spec shapes the CRD's schema admits and the API server refuses (a 422
+// on the Deployment): each is a validation problem at its field with the fix,
+// and a running resource keeps its children as they are.
+import { expect } from "chai";
+import { sync } from "../../../src/sync.js";
+import { syncContext } from "../../golden/harness.js";
+import { applyAll, request, syncOk } from "../arbitraries.js";
+
+const base = {
+  distribution: { name: "starter" },
+  providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
+};
+const withWorkload = (workload: Record<string, unknown>) => ({ ...base, workload });
+const NOW = "2026-11-01T12:00:00Z";
+
+/** The ValidationSucceeded condition's message of a sync of `spec`. */
+function validation(spec: unknown): { status: string; message: string } {
+  const conditions = syncOk(request(spec)).status["conditions"] as {
+    type: string;
+    status: string;
+    message: string;
+  }[];
+  const found = conditions.find((c) => c.type === "ValidationSucceeded");
+  return { status: found?.status ?? "", message: found?.message ?? "" };
+}
+
+describe("pod-spec rules of the API server", () => {
+  const rows: { name: string; workload: Record<string, unknown>; problem: string }[] = [
+    {
+      name: "an env name with =",
+      workload: { overrides: { env: [{ name: "A=B", value: "x" }] } },
+      problem:
+        'spec.workload.overrides.env[0].name: contains "=", which the API server refuses in an environment variable name; rename it',
+    },
+    {
+      name: "a mount of a volume the pod does not declare",
+      workload: { overrides: { volumeMounts: [{ name: "cache", mountPath: "/cache" }] } },
+      problem:
+        "spec.workload.overrides.volumeMounts[0].name: cache is no volume of the pod (it has config, data, ogx-tmp); add it to spec.workload.overrides.volumes, or mount one of those",
+    },
+    {
+      name: "an Exists toleration with a value",
+      workload: {
+        overrides: { tolerations: [{ key: "gpu", operator: "Exists", value: "true" }] },
+      },
+      problem:
+        "spec.workload.overrides.tolerations[0].value: must be empty when operator is Exists (an Exists toleration matches every value of its key); remove value, or use operator Equal",
+    },
+    {
+      name: "a negative memory quantity",
+      workload: { resources: { limits: { memory: "-1Gi" } } },
+      problem:
+        "spec.workload.resources.limits.memory: is -1Gi; the API server refuses a negative resource quantity; make it positive",
+    },
+    {
+      name: "a CPU request above its limit",
+      workload: { resources: { requests: { cpu: "2" }, limits: { cpu: "1500m" } } },
+      problem:
+        "spec.workload.resources.requests.cpu: cpu request 2 is above its limit 1500m, which the API server refuses; lower the request or raise the limit",
+    },
+    {
+      name: "maxSkew 0",
+      workload: {
+        topologySpreadConstraints: [
+          { maxSkew: 0, topologyKey: "zone", whenUnsatisfiable: "DoNotSchedule" },
+        ],
+      },
+      problem:
+        "spec.workload.topologySpreadConstraints[0].maxSkew: is 0; the API server requires at least 1 (the most the pod counts of two domains may differ)",
+    },
+  ];
+  for (const row of rows)
+    it(row.name, () => {
+      expect(validation(withWorkload(row.workload))).to.deep.equal({
+        status: "False",
+        message: row.problem,
+      });
+    });
+
+  it("accepts the same fields when the API server would", () => {
+    const fine = withWorkload({
+      overrides: {
+        env: [{ name: "A_B", value: "x" }],
+        volumes: [{ name: "cache", emptyDir: {} }],
+        volumeMounts: [
+          { name: "cache", mountPath: "/cache" },
+          { name: "config", mountPath: "/more-config", readOnly: true },
+        ],
+        tolerations: [{ key: "gpu", operator: "Exists" }],
+      },
+      resources: {
+        requests: { cpu: "1500m", memory: "1Gi" },
+        limits: { cpu: "1.5", memory: "1Gi" },
+      },
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: "zone", whenUnsatisfiable: "DoNotSchedule" },
+      ],
+    });
+    expect(validation(fine).status).to.equal("True");
+  });
+
+  it("keeps a running resource's children as they are when an edit breaks a rule", () => {
+    const running = applyAll(syncOk(request(base)));
+    const broken = withWorkload({ resources: { requests: { cpu: "2" }, limits: { cpu: "1" } } });
+    const out = sync(request(broken, { children: running, generation: 2 }), NOW, syncContext());
+    expect(out.kind).to.equal("ok");
+    if (out.kind !== "ok") return;
+    const ids = (list: { kind: string; metadata: { name: string } }[]) =>
+      list.map((c) => `${c.kind}/${c.metadata.name}`).sort();
+    expect(ids(out.response.children)).to.deep.equal(ids(running));
+  });
+});

@@ -183,6 +183,18 @@ export const msg = {
     `is ${value}; the API server refuses a negative resource quantity; make it positive`,
   requestAboveLimit: (resource: string, request: string, limit: string) =>
     `${resource} request ${request} is above its limit ${limit}, which the API server refuses; lower the request or raise the limit`,
+  unknownResourceName: (name: string) =>
+    `${name} is not a resource the API server knows: use cpu, memory, ephemeral-storage, hugepages-<size>, or a domain-qualified name such as nvidia.com/gpu`,
+  notALabelValue: (key: string) =>
+    `the value of ${key} is not a label value (at most 63 characters: letters, digits, -, _ and ., beginning and ending with a letter or digit), which the API server refuses; shorten or fix it`,
+  noNodeSelectorTerms: () =>
+    "needs at least one term, which the API server requires; add a term, or remove requiredDuringSchedulingIgnoredDuringExecution",
+  operatorNeedsValues: (op: string) =>
+    `must list at least one value with operator ${op}, which the API server requires; add values, or use Exists`,
+  operatorTakesNoValues: (op: string) =>
+    `must be empty with operator ${op}, which the API server requires; remove values, or use In`,
+  operatorTakesOneInteger: (op: string) =>
+    `must be one integer with operator ${op}, which the API server requires; give exactly one`,
   undeclaredVolume: (name: string, volumes: readonly string[]) =>
     `${name} is no volume of the pod (it has ${list(volumes)}); add it to spec.workload.overrides.volumes, or mount one of those`,
   duplicateVolume: (name: string) =>

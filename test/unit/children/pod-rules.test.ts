@@ -59,6 +59,78 @@ describe("pod-spec rules of the API server", () => {
         "spec.workload.resources.requests.cpu: cpu request 2 is above its limit 1500m, which the API server refuses; lower the request or raise the limit",
     },
     {
+      name: "a resource name that is neither standard nor qualified",
+      workload: { resources: { limits: { gpu: "1" } } },
+      problem:
+        "spec.workload.resources.limits.gpu: gpu is not a resource the API server knows: use cpu, memory, ephemeral-storage, hugepages-<size>, or a domain-qualified name such as nvidia.com/gpu",
+    },
+    {
+      name: "a node selector value over 63 characters",
+      workload: { overrides: { nodeSelector: { pool: "a".repeat(64) } } },
+      problem:
+        "spec.workload.overrides.nodeSelector: the value of pool is not a label value (at most 63 characters: letters, digits, -, _ and ., beginning and ending with a letter or digit), which the API server refuses; shorten or fix it",
+    },
+    {
+      name: "a pod label value that is no label value",
+      workload: { overrides: { podLabels: { team: "a b" } } },
+      problem:
+        "spec.workload.overrides.podLabels: the value of team is not a label value (at most 63 characters: letters, digits, -, _ and ., beginning and ending with a letter or digit), which the API server refuses; shorten or fix it",
+    },
+    {
+      name: "required node affinity without terms",
+      workload: {
+        overrides: {
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] },
+            },
+          },
+        },
+      },
+      problem:
+        "spec.workload.overrides.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: needs at least one term, which the API server requires; add a term, or remove requiredDuringSchedulingIgnoredDuringExecution",
+    },
+    {
+      name: "a node match expression In without values",
+      workload: {
+        overrides: {
+          affinity: {
+            nodeAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [{ matchExpressions: [{ key: "zone", operator: "In" }] }],
+              },
+            },
+          },
+        },
+      },
+      problem:
+        "spec.workload.overrides.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: must list at least one value with operator In, which the API server requires; add values, or use Exists",
+    },
+    {
+      name: "a pod anti-affinity expression Exists with values",
+      workload: {
+        overrides: {
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 1,
+                  podAffinityTerm: {
+                    topologyKey: "zone",
+                    labelSelector: {
+                      matchExpressions: [{ key: "app", operator: "Exists", values: ["x"] }],
+                    },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+      problem:
+        "spec.workload.overrides.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchExpressions[0].values: must be empty with operator Exists, which the API server requires; remove values, or use In",
+    },
+    {
       name: "maxSkew 0",
       workload: {
         topologySpreadConstraints: [
@@ -87,6 +159,23 @@ describe("pod-spec rules of the API server", () => {
           { name: "config", mountPath: "/more-config", readOnly: true },
         ],
         tolerations: [{ key: "gpu", operator: "Exists" }],
+        nodeSelector: { pool: "a".repeat(63), empty: "" },
+        podLabels: { team: "ml_infra.v2" },
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                {
+                  matchExpressions: [
+                    { key: "zone", operator: "In", values: ["a"] },
+                    { key: "cores", operator: "Gt", values: ["8"] },
+                    { key: "spot", operator: "DoesNotExist" },
+                  ],
+                },
+              ],
+            },
+          },
+        },
       },
       resources: {
         requests: { cpu: "1500m", memory: "1Gi" },

@@ -25,6 +25,8 @@
 #      recreated or resized.
 # Any kubectl configuration (KUBECONFIG, context) applies.
 set -eu
+# No globbing: the child list below is split on whitespace only.
+set -f
 
 if [ $# -ne 2 ]; then
   echo "usage: $0 NAMESPACE NAME" >&2
@@ -32,10 +34,31 @@ if [ $# -ne 2 ]; then
 fi
 ns=$1
 name=$2
+
+# Only names Kubernetes accepts go further: they cannot split into several
+# words, expand as a glob, reach kubectl as a flag (a leading -) or break the
+# JSON patch below, which is built from the name.
+is_label() { # a DNS-1123 label: a namespace
+  case $1 in "" | *[!a-z0-9-]* | [!a-z0-9]* | *[!a-z0-9]) return 1 ;; esac
+  [ ${#1} -le 63 ]
+}
+is_subdomain() { # a DNS-1123 subdomain: a LlamaStackDistribution's name
+  case $1 in "" | *[!a-z0-9.-]* | [!a-z0-9]* | *[!a-z0-9] | *..* | *.-* | *-.*) return 1 ;; esac
+  [ ${#1} -le 253 ]
+}
+is_label "$ns" || {
+  echo "NAMESPACE must be a Kubernetes namespace name (lower-case letters, digits and -, at most 63): nothing changed." >&2
+  exit 2
+}
+is_subdomain "$name" || {
+  echo "NAME must be a LlamaStackDistribution's name (lower-case letters, digits, - and ., at most 253): nothing changed." >&2
+  exit 2
+}
 k() { kubectl --namespace "$ns" "$@"; }
 
 uid=$(k get llamastackdistributions.llamastack.io "$name" -o jsonpath='{.metadata.uid}')
 [ -n "$uid" ] || { echo "$ns/$name: no LlamaStackDistribution" >&2; exit 1; }
+case $uid in *[!0-9a-f-]*) echo "$ns/$name: unexpected UID: nothing changed." >&2; exit 1 ;; esac
 
 # The retired operator's children, by the names llsd-hook gives them too.
 children="deployment/$name service/$name-service persistentvolumeclaim/$name-pvc

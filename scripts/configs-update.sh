@@ -12,11 +12,16 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT_ROOT=${1:-$ROOT/configs}
 if [ $# -gt 1 ]; then
-  releases="${*:2}"
+  releases=("${@:2}")
 else
-  releases=$(node -e 'console.log(require(process.argv[1]).releases.join(" "))' "$ROOT/configs/releases.json")
+  read -r -a releases < <(node -e 'console.log(require(process.argv[1]).releases.join(" "))' "$ROOT/configs/releases.json")
 fi
-for release in $releases; do
+for release in "${releases[@]}"; do
+  # A release names a directory that is removed and rewritten: only X.Y.Z.
+  if ! [[ $release =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    echo "[configs] $release: not a release (X.Y.Z); nothing changed for it" >&2
+    exit 2
+  fi
   venv=$("$ROOT/test/llama-stack/venv.sh" "$release")
   out="$OUT_ROOT/$release"
   rm -rf "$out"

@@ -3,6 +3,7 @@
 // it (problems.ts formatProblem): `spec.x: what; fix`.
 
 import { isOgx, TRUST } from "./container.js";
+import { formatPath } from "./lib/json.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
@@ -150,8 +151,52 @@ export const msg = {
   tooMany: (max: number) =>
     `holds more than ${max} values in all; shorten it (large model metadata or settings are the usual cause)`,
   forbiddenKey: (key: string) => `${key} cannot be used as a key; rename or remove it`,
+  // YAML a user controls, read within bounds (src/config/bounded-yaml.ts)
+  relatedYaml: (kind: string, name: string, key: string, detail: string) =>
+    `${kind} ${name}'s ${key} ${detail}`,
+  overrideNotChecked: (configMap: string, key: string, detail: string) =>
+    `ConfigMap ${configMap}'s ${key} was not checked for the server's TLS settings: it ${detail}`,
+  yamlTooLarge: (bytes: number, max: number) =>
+    `is ${bytes} bytes, more than the ${max} llsd-hook reads; shorten it`,
+  yamlTooManyNodes: (max: number) =>
+    `holds more than ${max} YAML nodes (scalars, aliases and collections); shorten it`,
+  yamlTooDeep: (max: number, line: number) =>
+    `is nested more than ${max} levels deep (line ${line}); flatten it`,
+  yamlTooWide: (count: number, max: number, line: number) =>
+    `has a mapping or list of ${count} entries (line ${line}), more than the ${max} llsd-hook accepts in one; shorten it`,
+  yamlDuplicateKey: (key: string, line: number) =>
+    `repeats the key ${key.length > 64 ? `${key.slice(0, 64)}…` : key} in one mapping (line ${line}); keep one`,
+  yamlTooManyAliases: (max: number) =>
+    `expands its aliases more than ${max} times; write the values out, or use fewer aliases`,
+  yamlNotJson: (type: string, path: readonly (string | number)[]) =>
+    `holds a YAML ${type} at ${path.length === 0 ? "the top" : formatPath(path)}, which the server does not read as the text it looks like; quote it to make it a string`,
   childTooLarge: (child: string, kib: number, budget: number, parts: string) =>
     `${child} would take ${kib} KiB as JSON, and Metacontroller copies every child into an annotation that Kubernetes caps at 256 KiB per object (llsd-hook keeps each child under ${budget} KiB); largest parts: ${parts}; shrink them, or move a large config to spec.overrideConfig`,
+  // pod-spec rules of the API server (src/children/pod-rules.ts)
+  envNameWithEquals: () =>
+    'contains "=", which the API server refuses in an environment variable name; rename it',
+  existsTolerationWithValue: () =>
+    "must be empty when operator is Exists (an Exists toleration matches every value of its key); remove value, or use operator Equal",
+  maxSkewBelowOne: (value: number) =>
+    `is ${value}; the API server requires at least 1 (the most the pod counts of two domains may differ)`,
+  negativeQuantity: (value: string) =>
+    `is ${value}; the API server refuses a negative resource quantity; make it positive`,
+  requestAboveLimit: (resource: string, request: string, limit: string) =>
+    `${resource} request ${request} is above its limit ${limit}, which the API server refuses; lower the request or raise the limit`,
+  unknownResourceName: (name: string) =>
+    `${name} is not a resource the API server knows: use cpu, memory, ephemeral-storage, hugepages-<size>, or a domain-qualified name such as nvidia.com/gpu`,
+  notALabelValue: (key: string) =>
+    `the value of ${key} is not a label value (at most 63 characters: letters, digits, -, _ and ., beginning and ending with a letter or digit), which the API server refuses; shorten or fix it`,
+  noNodeSelectorTerms: () =>
+    "needs at least one term, which the API server requires; add a term, or remove requiredDuringSchedulingIgnoredDuringExecution",
+  operatorNeedsValues: (op: string) =>
+    `must list at least one value with operator ${op}, which the API server requires; add values, or use Exists`,
+  operatorTakesNoValues: (op: string) =>
+    `must be empty with operator ${op}, which the API server requires; remove values, or use In`,
+  operatorTakesOneInteger: (op: string) =>
+    `must be one integer with operator ${op}, which the API server requires; give exactly one`,
+  undeclaredVolume: (name: string, volumes: readonly string[]) =>
+    `${name} is no volume of the pod (it has ${list(volumes)}); add it to spec.workload.overrides.volumes, or mount one of those`,
   duplicateVolume: (name: string) =>
     `volume name ${name} is used twice; give every volume its own name`,
   duplicateMountPath: (path: string) =>
@@ -161,6 +206,8 @@ export const msg = {
   // keeping what runs (src/children/keep.ts); the whole text of a 409
   cannotKeep: (child: string, why: string, situation: string, fix: string) =>
     `${child} ${why}, so llsd-hook cannot return it as it was applied, and leaving it out would delete it. ${situation} Nothing was changed. ${fix}`,
+  adoptedChild: () =>
+    "Metacontroller counts it among this LlamaStackDistribution's children (it carries the resource's controller-uid label), so the resource is not updated until the label is removed.",
   keepBecauseInvalid: (firstProblem: string) =>
     `The spec cannot be used yet (${firstProblem}), so every running child must be kept as applied.`,
   keepBecauseRollout: () =>
@@ -187,6 +234,8 @@ export const msg = {
   describingAnotherObject: () => "describing another object (not this kind, namespace and name)",
   unrecordedChild: (manager: string, managers: readonly string[], annotation: string) =>
     `has neither a managedFields Apply entry of field manager ${manager} (Apply entries found: ${managers.length === 0 ? "none" : list(managers)}) nor a ${annotation} annotation`,
+  managedFieldsTooLarge: (manager: string, max: number) =>
+    `has a managedFields Apply entry of field manager ${manager} with more than ${max} fields, or too many list items to match, more than anything llsd-hook applies`,
   fixUnreadableChild: () =>
     "Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again.",
 

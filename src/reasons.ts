@@ -39,6 +39,7 @@ export const Reason = {
   RetiredImage: "RetiredImage",
   NewerReleaseAvailable: "NewerReleaseAvailable",
   OverrideNeedsTls: "OverrideNeedsTls",
+  OverrideNotChecked: "OverrideNotChecked",
   // spec.trust (warnings)
   CaBundleNotApplied: "CaBundleNotApplied",
   // spec.monitoring

@@ -6,7 +6,14 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject, SyncRequest, SyncResponse } from "./api/hook.js";
 import { canonicalObject } from "./children/canonical.js";
-import { appliedOf, isOwnedName, keepAll, type Kept, type ParentRef } from "./children/keep.js";
+import {
+  appliedOf,
+  checkIdentity,
+  isOwnedName,
+  keepAll,
+  type Kept,
+  type ParentRef,
+} from "./children/keep.js";
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { planChildren } from "./children/plan.js";
 import { computeStatus, type Returned } from "./compute-status.js";
@@ -91,7 +98,9 @@ type ReturnedChildren =
 /**
  * The desired children, plus what must outlive them: the ConfigMaps the running
  * pods may still mount until the rollout is done, and every claim (removing
- * workload.storage keeps the claim with its data).
+ * workload.storage keeps the claim with its data). An observed object that is
+ * none of this parent's children makes it a 409, as in keepApplied: never a
+ * shorter list.
  */
 function withKept(
   planned: Planned,
@@ -107,6 +116,14 @@ function withKept(
         !desired.has(`${kind}/${c.metadata.name}`) &&
         isOwnedName(kind, c.metadata.name, observed.name),
     );
+  // An object Metacontroller adopted that is none of ours: left out, it would be deleted.
+  for (const child of observed.children) {
+    const untrusted = checkIdentity(child, parent);
+    if (untrusted !== undefined) {
+      const adopted = { ok: false as const, child, untrusted };
+      return conflict(adopted, observed.namespace, parent.fieldManager, msg.adoptedChild());
+    }
+  }
   const children = [...planned.children];
   for (const [toKeep, situation] of [
     [rolledOut ? [] : ours("ConfigMap"), msg.keepBecauseRollout()],

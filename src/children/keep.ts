@@ -30,7 +30,7 @@ import { isObject, own, type JsonObject } from "../lib/json.js";
 import { measure } from "../api/bounds.js";
 import { configMapFromLive } from "./configmap.js";
 import { childNames, CONTROLLER_UID_LABEL } from "./labels.js";
-import { applyManagers, DEFAULT_FIELD_MANAGER, projectApplied } from "./managed-fields.js";
+import { applyManagers, DEFAULT_FIELD_MANAGER, projectAppliedBounded } from "./managed-fields.js";
 import { claimFromLive } from "./pvc.js";
 import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "./types.js";
 
@@ -86,8 +86,11 @@ function declaredApiVersion(kind: string): string | undefined {
 
 const foreign = (why: string): Untrusted => ({ ok: false, kind: "foreign", why });
 
-/** Rule 1: the observed object is one of this parent's children. */
-function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
+/**
+ * Rule 1: the observed object is one of this parent's children; why not,
+ * otherwise (an object Metacontroller adopted for its controller-uid label).
+ */
+export function checkIdentity(observed: KubeObject, parent: ParentRef): Untrusted | undefined {
   const declared = declaredApiVersion(observed.kind);
   if (declared === undefined || declared !== observed.apiVersion)
     return foreign(msg.notAChildType(observed.kind));
@@ -193,8 +196,9 @@ function fromRecord(observed: KubeObject, parent: ParentRef): Applied {
   if (
     measure(observed, { maxDepth: MAX_KEPT_DEPTH + 16, maxEntries: Infinity }).problem === undefined
   ) {
-    const projected = projectApplied(observed, manager);
-    if (projected !== undefined) return { ok: true, object: projected };
+    const projected = projectAppliedBounded(observed, manager);
+    if (projected !== undefined && "tooLarge" in projected) return unreadable(projected.tooLarge);
+    if (projected !== undefined) return { ok: true, object: projected.object };
   }
   if (own(observed.metadata.annotations, LAST_APPLIED_ANNOTATION) !== undefined) return annotated;
   const managers = applyManagers(observed);

@@ -21,6 +21,7 @@ import { childNames } from "./labels.js";
 import { buildNetworkPolicy, type Peers } from "./network-policy.js";
 import { monitoringEnv, planMonitoring } from "./monitoring.js";
 import { checkOverrides } from "./overrides.js";
+import { checkPodRules } from "./pod-rules.js";
 import { allowedDisruptions, buildPdb } from "./pdb.js";
 import { buildPvc, checkPvcChange } from "./pvc.js";
 import { buildServiceAccount } from "./service-account.js";
@@ -248,6 +249,7 @@ export function planChildren(input: PlanInput): Plan {
       trust: spec.trust !== undefined,
       authCa: authCaOf(spec.auth) !== undefined,
     }),
+    ...checkPodRules(spec.workload, desiredDeployment),
     ...storage.problems,
     ...monitoring.problems,
     ...checkSizes(children),

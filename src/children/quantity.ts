@@ -79,6 +79,15 @@ function formatBinary(exact: Exact, suffix: string): string | undefined {
   return `${bytes}${BINARY[power]}`;
 }
 
+/** A quantity's value in thousandths, rounded up; undefined when the text is not a quantity. */
+export function quantityMilli(text: string): bigint | undefined {
+  const m = QUANTITY.exec(text);
+  if (m === null) return undefined;
+  const [, sign = "", digits = "", suffix = ""] = m;
+  const milli = ceilMilli(parseExact(digits, suffix));
+  return sign === "-" ? -milli : milli;
+}
+
 export function canonicalQuantity(text: string): string {
   const m = QUANTITY.exec(text);
   if (m === null) return text;

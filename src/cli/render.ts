@@ -11,6 +11,8 @@ import { collectReferences, scanReferences, type Reference } from "../references
 import { sync, type SyncContext } from "../sync.js";
 import { formatProblem, problemsFromZod } from "../problems.js";
 import { stringify } from "yaml";
+import { scanYaml, YAML_BOUNDS } from "../config/bounded-yaml.js";
+import { msg } from "../messages.js";
 
 export interface Rendered {
   /** Multi-document YAML of the children. */
@@ -48,6 +50,9 @@ export class RenderError extends Error {}
 
 /** Every document, strictly: duplicate keys, tabs and syntax errors stop with line and column. */
 function parseStrictly(text: string, source: string): unknown[] {
+  // Within the bounds every user's YAML gets, before yaml builds a tree.
+  const scanned = scanYaml(text);
+  if (scanned !== undefined) throw new RenderError(`${source}: the file ${scanned.detail}`);
   const docs = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: true });
   const problems = docs.flatMap((d) => [...d.errors, ...d.warnings]);
   if (problems.length > 0) {
@@ -61,7 +66,13 @@ function parseStrictly(text: string, source: string): unknown[] {
         .join("\n"),
     );
   }
-  return docs.map((d) => d.toJS() as unknown);
+  try {
+    return docs.map((d) => d.toJS({ maxAliasCount: YAML_BOUNDS.maxAliasCount }) as unknown);
+  } catch {
+    throw new RenderError(
+      `${source}: the file ${msg.yamlTooManyAliases(YAML_BOUNDS.maxAliasCount)}`,
+    );
+  }
 }
 
 /** The sync request a file stands for, and the objects it assumes exist. */

@@ -2,10 +2,11 @@
 // (loads the catalog it needs) and the startup snapshot (src/cli/snapshot.ts,
 // catalog already parsed). Reads the file, prints the result, returns the exit
 // code; never throws.
-import { readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { YAML_BOUNDS } from "../config/bounded-yaml.js";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
-import { render } from "./render.js";
+import { render, RenderError } from "./render.js";
 
 const USAGE = `usage: llsd-hook render <cr.yaml|->
 
@@ -40,6 +41,31 @@ function write(fd: 1 | 2, text: string): void {
   }
 }
 
+/**
+ * The file's text, read no further than the YAML bound: a regular file, or
+ * stdin (`-`). A device (/dev/zero), a FIFO or a directory is refused before
+ * a byte is read; opening does not wait for a FIFO's writer.
+ */
+function readInput(file: string): string {
+  const max = YAML_BOUNDS.maxBytes;
+  const fd = file === "-" ? 0 : openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (fd !== 0 && !fstatSync(fd).isFile())
+      throw new RenderError(`${file}: not a regular file; give a YAML file, or - for stdin`);
+    const buffer = Buffer.alloc(max + 1);
+    let length = 0;
+    for (let n = -1; n !== 0 && length <= max; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > max)
+      throw new RenderError(
+        `${file}: the file is more than the ${max} bytes llsd-hook reads; shorten it`,
+      );
+    return buffer.toString("utf8", 0, length);
+  } finally {
+    if (fd !== 0) closeSync(fd);
+  }
+}
+
 function run(argv: readonly string[], catalogOf: () => Catalog): number {
   const [command, file] = argv;
   if (command === "--help" || command === "-h") {
@@ -50,7 +76,7 @@ function run(argv: readonly string[], catalogOf: () => Catalog): number {
     write(2, `${USAGE}\n`);
     return 2;
   }
-  const text = readFileSync(file === "-" ? 0 : file, "utf8");
+  const text = readInput(file);
   const out = render(text, file, { catalog: catalogOf(), generate: generateConfig }, new Date());
   for (const note of out.notes) write(2, `${note}\n`);
   write(1, out.children);

@@ -6,13 +6,13 @@
 // (or external ones, with a module).
 // Keys the schema does not declare are kept, as in the shipped bases: the
 // server ignores them. Pure: the ConfigMap's text comes in with the request.
-import { parse } from "yaml";
 import { msg } from "../messages.js";
 import { problem, type Problem, type Result } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
+import { readYamlOnce } from "./bounded-yaml.js";
 import { validateAgainstSchema } from "../lib/jsonschema.js";
 import { LLAMA_STACK_VALUES } from "./envsubst.js";
 import { providerLists, toStackConfig, type StackConfig } from "./model.js";
@@ -32,24 +32,18 @@ function failed(problems: Problem[]): Result<StackConfig> {
   return { ok: false, problems, warnings: [] };
 }
 
-/** The first line of a parser's message, without the colon that leads to its code excerpt. */
-function firstLine(message: string): string {
-  return (message.split("\n")[0] ?? message).replace(/:$/, "");
-}
-
 /** The text as a JSON document, or why it is not one. */
 function parseBase(base: CustomBase): { doc: JsonObject } | { problem: Problem } {
-  let doc: unknown;
-  try {
-    doc = parse(base.text, { version: "1.1", maxAliasCount: 100 });
-  } catch (cause) {
-    const why = cause instanceof Error ? firstLine(cause.message) : String(cause);
-    const detail = msg.baseConfigNotYaml(base.configMapName, base.key, why);
+  // As the server's PyYAML reads it, within the bounds every user's YAML gets.
+  const read = readYamlOnce(base.text, { version: "1.1", json: true });
+  if (!read.ok) {
+    const detail =
+      read.kind === "syntax"
+        ? msg.baseConfigNotYaml(base.configMapName, base.key, read.detail)
+        : msg.relatedYaml("ConfigMap", base.configMapName, base.key, read.detail);
     return { problem: problem(Reason.InvalidBaseConfig, PATH, detail) };
   }
-  // YAML 1.1 timestamps and binaries become what the JSON the server sees would hold.
-  const json: unknown = isObject(doc) ? JSON.parse(JSON.stringify(doc)) : undefined;
-  if (isObject(json)) return { doc: json };
+  if (isObject(read.value)) return { doc: read.value };
   const detail = msg.baseConfigNotMapping(base.configMapName, base.key);
   return { problem: problem(Reason.InvalidBaseConfig, PATH, detail) };
 }

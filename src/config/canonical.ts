@@ -12,7 +12,7 @@
 // `stringify` instead. test/unit/config/canonical.test.ts holds the two to the
 // same bytes on generated documents.
 import { createHash } from "node:crypto";
-import { Document, stringify } from "yaml";
+import { Document, stringify, visit } from "yaml";
 import { isObject, type Json, type JsonObject } from "../lib/json.js";
 
 const TOP_LEVEL_ORDER = [
@@ -88,7 +88,36 @@ export function canonicalize(config: JsonObject): JsonObject {
 }
 
 export function toCanonicalYaml(config: JsonObject): string {
-  return writeCanonicalYaml(config) ?? stringify(canonicalize(config), YAML_OPTIONS);
+  return writeCanonicalYaml(config) ?? stringifyCanonical(canonicalize(config));
+}
+
+/**
+ * Line breaks to the server's PyYAML (NEL, LS, PS) that JSON.stringify and
+ * the yaml package leave raw, even in double quotes: PyYAML would fold them
+ * into a space or fail on them. Written as the escapes \N, \L and \P.
+ */
+const UNICODE_BREAK = /[\u0085\u2028\u2029]/;
+const UNICODE_BREAK_ESCAPE: Readonly<Record<string, string>> = {
+  "\u0085": "\\N",
+  "\u2028": "\\L",
+  "\u2029": "\\P",
+};
+
+/** yaml's text of a canonical document; a string with a Unicode line break double-quoted and escaped. */
+function stringifyCanonical(doc: JsonObject): string {
+  const text = stringify(doc, YAML_OPTIONS);
+  if (!UNICODE_BREAK.test(text)) return text;
+  const document = new Document(doc, YAML_OPTIONS);
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string" && UNICODE_BREAK.test(node.value))
+        node.type = "QUOTE_DOUBLE";
+    },
+  });
+  // Every one of them is now inside double quotes, where the escapes are read back.
+  return document
+    .toString(YAML_OPTIONS)
+    .replace(/[\u0085\u2028\u2029]/g, (c) => UNICODE_BREAK_ESCAPE[c] ?? c);
 }
 
 export function sha256Hex(text: string): string {
@@ -191,6 +220,7 @@ function isPlainKey(key: string): boolean {
     !key.includes("\n") &&
     !NOT_PLAIN.test(key) &&
     !CONTROL.test(key) &&
+    !UNICODE_BREAK.test(key) &&
     !DOCUMENT_MARKER.test(key) &&
     !IMPLICIT_TYPE.test(key)
   );
@@ -201,7 +231,8 @@ function writeScalar(value: Json, indent: string): string | undefined {
   if (value === null) return "null";
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "number") return writeNumber(value);
-  if (typeof value !== "string" || CONTROL.test(value)) return undefined;
+  if (typeof value !== "string" || CONTROL.test(value) || UNICODE_BREAK.test(value))
+    return undefined;
   if (value.includes("\n")) return writeLiteralBlock(value, indent);
   if (NOT_PLAIN.test(value) || IMPLICIT_TYPE.test(value)) return writeQuoted(value);
   return value;

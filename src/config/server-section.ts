@@ -3,7 +3,6 @@
 // release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
 import type { ServerTls } from "../api/workload.js";
-import { parse } from "yaml";
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
@@ -11,6 +10,7 @@ import { Reason } from "../reasons.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
+import { readYamlOnce } from "./bounded-yaml.js";
 import type { StackConfig } from "./model.js";
 import { CONFIG_FILE, TLS_FILES } from "../container.js";
 import { authSection } from "./auth.js";
@@ -20,7 +20,10 @@ export function hasStrictTls(release: ReleaseData | undefined): boolean {
   return release !== undefined && dialectOf(release).strictTls;
 }
 
-/** An overrideConfig on a strict-TLS release that would not start: a warning with the fix. */
+/**
+ * An overrideConfig on a strict-TLS release that would not start, or one too
+ * large to check: a warning with the fix.
+ */
 export function checkOverrideTls(
   configMap: KubeObject,
   release: ReleaseData | undefined,
@@ -29,12 +32,14 @@ export function checkOverrideTls(
   const data = configMap["data"];
   const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
   if (typeof text !== "string") return undefined;
-  let doc: unknown;
-  try {
-    doc = parse(text, { maxAliasCount: 100 });
-  } catch {
-    return undefined; // Not YAML: the server reports that itself.
+  // As the server's PyYAML reads it (`insecure: yes` is true), within the bounds every user's YAML gets.
+  const read = readYamlOnce(text, { version: "1.1", json: false });
+  if (!read.ok) {
+    if (read.kind === "syntax") return undefined; // Not YAML: the server reports that itself.
+    const detail = msg.overrideNotChecked(configMap.metadata.name, CONFIG_FILE, read.detail);
+    return problem(Reason.OverrideNotChecked, "spec.overrideConfig.configMapName", detail);
   }
+  const doc = read.value;
   const server = isObject(doc) ? own(doc, "server") : undefined;
   const s = isObject(server) ? server : {};
   const tls = typeof s["tls_certfile"] === "string" && typeof s["tls_keyfile"] === "string";

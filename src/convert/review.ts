@@ -3,12 +3,19 @@
 // to request.desiredAPIVersion, or Failure with a message naming the object,
 // the field and the fix. Pure; the HTTP route lives in src/server.
 import { formatProblem } from "../problems.js";
-import { isObject, own, type Json } from "../lib/json.js";
+import { formatPath, isObject, own, type Json } from "../lib/json.js";
+import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { msg } from "../messages.js";
 import { toV1alpha1, toV1alpha2 } from "./convert.js";
 import { V1ALPHA1_API_VERSION, V1ALPHA2_API_VERSION } from "./map.js";
 
 const REVIEW_API_VERSION = "apiextensions.k8s.io/v1";
+/**
+ * Each object as the spec's bounds allow it (README "Limits"), one level more
+ * for `spec` itself: an object is measured, without recursion, before it is
+ * converted or answered as it is.
+ */
+const OBJECT_BOUNDS: Bounds = { maxDepth: SPEC_BOUNDS.maxDepth + 1, maxEntries: Infinity };
 /** Problems quoted in one Failure message; the rest are counted. */
 const MAX_PROBLEMS = 5;
 
@@ -90,6 +97,20 @@ export function convertReview(review: unknown): ConversionReviewAnswer {
     return conversionFailure(uidOf(review), msg.convertReviewInvalid(request));
   const converted: Json[] = [];
   for (const [index, obj] of request.objects.entries()) {
+    // Bounded first, at either version: one at the desired version is answered as it is.
+    const shape = measure(obj, OBJECT_BOUNDS);
+    if (shape.problem !== undefined) {
+      const where = formatPath(shape.problem.path) || "the object";
+      const problem = `${where}: ${shape.problem.detail}`;
+      const message = msg.convertObjectFailed(
+        index,
+        nameOf(obj),
+        versionOf(obj),
+        request.desired,
+        problem,
+      );
+      return conversionFailure(request.uid, message);
+    }
     if (versionOf(obj) === request.desired) {
       converted.push(obj);
       continue;

@@ -11,6 +11,7 @@
 //     build derives from configs/ (`writeJsonCatalog`, then `{ json: true }`):
 //     base configs as config.json, since a YAML parse in a process that just
 //     started costs several times the native JSON.parse.
+import { isImageReference } from "../api/image-reference.js";
 import {
   copyFileSync,
   existsSync,
@@ -147,6 +148,10 @@ export function parseImageOverrides(text: string, source: string): Record<string
   for (const [key, value] of Object.entries(doc)) {
     if (typeof value !== "string" || value === "")
       throw new Error(`${source}: ${key} must map to an image reference`);
+    if (!isImageReference(value))
+      throw new Error(
+        `${source}: ${key} maps to ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}, which is not an image reference ([registry/]path[:tag][@sha256:…], the path lower-case); fix it`,
+      );
     out[key] = value;
   }
   return out;

@@ -17,6 +17,7 @@ import { customize } from "../customize.js";
 import { isoSeconds } from "../edge/clock.js";
 import { sync, type SyncContext } from "../sync.js";
 import { byteCache, memoize, type CacheTier } from "./memo.js";
+import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
 import {
   createMetrics,
   outcomeOf,
@@ -50,6 +51,8 @@ export interface AppOptions {
   cacheResponses?: boolean;
   /** The largest request body accepted (default BODY_LIMIT_BYTES). */
   bodyLimitBytes?: number;
+  /** Request-body bytes held at once across all requests (default BODY_BUDGET_BYTES); at least bodyLimitBytes. */
+  bodyBudgetBytes?: number;
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
   /**
@@ -108,6 +111,9 @@ const bodyErrors: Readonly<Record<string, string>> = {
   "request.aborted": "the request was aborted before its body was complete",
   "request.size.invalid": "the request body does not match its Content-Length",
 };
+
+/** Error codes of Node's zlib (Z_DATA_ERROR, …) and brotli decoders (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
+const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
 
 /** A 200 with JSON already serialized, with the headers res.json gives. */
 function sendJson(res: Response, body: Buffer): void {
@@ -322,7 +328,7 @@ function clientError(
     };
   const known =
     own(bodyErrors, e.type ?? "") ??
-    (e.code?.startsWith("Z_") === true ? bodyErrors["zlib"] : undefined);
+    (DECOMPRESSION_ERROR.test(e.code ?? "") ? bodyErrors["zlib"] : undefined);
   if (known !== undefined)
     return { status: typeof e.status === "number" ? e.status : 400, error: known };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500)
@@ -362,12 +368,22 @@ export function createApp(options: AppOptions): express.Express {
     sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
   });
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
+  const budgetBytes = options.bodyBudgetBytes ?? BODY_BUDGET_BYTES;
+  if (budgetBytes < bodyLimit)
+    throw new Error(
+      `BODY_BUDGET_MIB (${+(budgetBytes / 2 ** 20).toFixed(2)}) must be at least BODY_LIMIT_MIB (${+(bodyLimit / 2 ** 20).toFixed(2)}): a body at the limit would never fit`,
+    );
   const parsers = bodyParsers(bodyLimit, options.cacheResponses ?? true, metrics);
   const authorize = authorizer(options.bearerToken);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(logRequests(logger, metrics));
+  app.use(
+    bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
+      res.status(503).json(req.path === "/convert" ? conversionFailure("", error) : { error });
+    }),
+  );
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

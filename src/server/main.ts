@@ -6,6 +6,7 @@
 //   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
 //   LOG_LEVEL              pino level (info)
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
+//   BODY_BUDGET_MIB        request-body bytes held at once across all requests (16); docs/adr/0006
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
 //   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); README "Hook metrics"
@@ -16,6 +17,8 @@ import http from "node:http";
 import https from "node:https";
 import { pino } from "pino";
 import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
+import { BODY_BUDGET_BYTES } from "./body-budget.js";
+import { timeoutOptions } from "./timeouts.js";
 import { createMetrics, createMetricsApp } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 
@@ -46,9 +49,7 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
 
 /** GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits Prometheus there only. */
 function serveMetrics(metrics: ReturnType<typeof createMetrics>, port: number): http.Server {
-  const server = http.createServer(createMetricsApp(metrics));
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  const server = http.createServer(timeoutOptions(), createMetricsApp(metrics));
   listen(server, port, "METRICS_PORT", "llsd-hook metrics listening", {});
   return server;
 }
@@ -73,7 +74,7 @@ function listen(
 
 function tlsServer(app: http.RequestListener, certFile: string, keyFile: string): https.Server {
   const load = () => ({ cert: readFileSync(certFile), key: readFileSync(keyFile) });
-  const server = https.createServer({ ...load(), minVersion: "TLSv1.2" }, app);
+  const server = https.createServer({ ...load(), minVersion: "TLSv1.2", ...timeoutOptions() }, app);
   // cert-manager renews certificates in place: pick up new files without a restart.
   let stamp = `${statSync(certFile).mtimeMs}:${statSync(keyFile).mtimeMs}`;
   setInterval(() => {
@@ -110,6 +111,7 @@ function main(): void {
     catalog,
     logger,
     bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
+    bodyBudgetBytes: mebibytes(env, "BODY_BUDGET_MIB", BODY_BUDGET_BYTES),
     cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
     ...(env["SSA_FIELD_MANAGER"] === undefined || env["SSA_FIELD_MANAGER"] === ""
       ? {}
@@ -123,12 +125,9 @@ function main(): void {
   const server =
     certFile !== undefined && keyFile !== undefined
       ? tlsServer(app, certFile, keyFile)
-      : http.createServer(app);
-  // Metacontroller's hook calls time out after 10 s by default: a request that
-  // has not arrived by these limits is a stalled client, whose buffered body
-  // would otherwise be held for Node's default of 300 s.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+      : // A request that has not arrived by these limits is a stalled client,
+        // whose buffered body would otherwise be held for Node's default of 300 s.
+        http.createServer(timeoutOptions(), app);
   const port = Number(env["PORT"] ?? "8080");
   if (metricsPort === port) throw new Error(`METRICS_PORT must differ from PORT (${port})`);
   const metricsServer = serveMetrics(metrics, metricsPort);

@@ -5,6 +5,7 @@
 // from a request: the outcome and reason come from fixed sets (an unknown
 // reason counts as "other"); the parent's namespace and name are labels only
 // when the operator opts in (METRICS_PARENT_LABELS), one series per parent.
+import { DNS1123_SUBDOMAIN } from "../api/names.js";
 import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Condition, Phase } from "../api/status.js";
@@ -203,14 +204,28 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
       outcomes.inc({
         outcome,
         reason,
-        namespace: parent?.namespace ?? "",
-        name: parent?.name ?? "",
+        namespace: labelOf(parent?.namespace, DNS1123_LABEL, 63),
+        name: labelOf(parent?.name, DNS1123_SUBDOMAIN, 253),
       });
     },
     watchCache(cache, maxBytes) {
       caches.push({ cache, maxBytes });
     },
   };
+}
+
+/** What no Kubernetes name can be: the label of a name that failed validation. */
+const INVALID_NAME = "(invalid)";
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * A parent's namespace or name as a label value: only one Kubernetes accepts
+ * (a request's name is whatever its sender wrote), so no label holds text a
+ * real parent cannot have, and every invalid name is one series.
+ */
+function labelOf(value: string | undefined, pattern: RegExp, max: number): string {
+  if (value === undefined) return "";
+  return value.length <= max && pattern.test(value) ? value : INVALID_NAME;
 }
 
 /** The metrics port's app: GET /metrics, and nothing else. */

@@ -120,7 +120,10 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
     const names = family(on.families, "llsd_hook_sync_outcomes").samples.map(
       (s) => s.labels["name"],
     );
-    expect(names).to.include(HOSTILE_NAME);
+    // Only names Kubernetes accepts: the hostile one is the one "(invalid)" series.
+    expect(names).to.include("(invalid)");
+    expect(names).to.not.include(HOSTILE_NAME);
+    expect(on.text).to.not.include(HOSTILE_TOKEN);
     expect(on.families.map((f) => f.name)).to.not.include("llsd_hook_injected");
   });
 });

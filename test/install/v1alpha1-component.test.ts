@@ -72,7 +72,10 @@ describe("the v1alpha1 conversion component, rendered by kustomize", function ()
     expect(ingress(withComponent.get(npId))).to.deep.equal([
       ...ingress(base.get(npId)),
       {
-        from: [{ ipBlock: { cidr: "0.0.0.0/0" } }, { ipBlock: { cidr: "::/0" } }],
+        // Private ranges only by default (docs/conversion.md "NetworkPolicy"): never the internet.
+        from: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7"].map(
+          (cidr) => ({ ipBlock: { cidr } }),
+        ),
         ports: [{ port: "http", protocol: "TCP" }],
       },
     ]);

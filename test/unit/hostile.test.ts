@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { pino } from "pino";
 import supertest from "supertest";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
@@ -132,6 +132,15 @@ describe("hostile children (property tests)", () => {
             return;
           }
           const answered = out.response.children;
+          // A 200 answer leaves nothing out that Metacontroller adopted: every observed object is ours.
+          for (const o of observed) {
+            const declared = CHILD_TYPES.find((t) => t.kind === o.kind);
+            const ours =
+              declared?.apiVersion === o.apiVersion &&
+              (o.metadata.namespace ?? "default") === "default" &&
+              isOwnedName(o.kind, o.metadata.name, "llama");
+            expect(ours, `${id(o)} was adopted and answered 200`).to.equal(true);
+          }
           for (const o of answered) {
             const declared = CHILD_TYPES.find((t) => t.kind === o.kind);
             expect(declared?.apiVersion, id(o)).to.equal(o.apiVersion);
@@ -226,6 +235,42 @@ describe("hostile children under server-side apply (property tests)", () => {
       const kept = out.response.children.find((c) => id(c) === id(child));
       expect(JSON.stringify(sortKeys(kept)), id(child)).to.equal(JSON.stringify(sortKeys(child)));
     }
+  });
+
+  it("a Deployment whose Apply entry is forged to claim 12,000 env items: a 409 naming it with the fix, at once", () => {
+    const deployment = ssa.find((c) => c.kind === "Deployment") as KubeObject;
+    const env = Array.from({ length: 12_000 }, (_, i) => ({ name: `E${i}`, value: "x" }));
+    const claims = Object.fromEntries(env.map((e) => [`k:{"name":"${e.name}"}`, { ".": {} }]));
+    const spec = { template: { spec: { containers: [{ name: "llama-stack", env }] } } };
+    const fieldsV1 = {
+      "f:spec": {
+        "f:template": {
+          "f:spec": { "f:containers": { 'k:{"name":"llama-stack"}': { "f:env": claims } } },
+        },
+      },
+    };
+    const forged = {
+      ...deployment,
+      metadata: {
+        ...deployment.metadata,
+        managedFields: [
+          { manager: "metacontroller", operation: "Apply", apiVersion: "apps/v1", fieldsV1 },
+        ],
+      },
+      spec,
+    };
+    const children = [...ssa.filter((c) => c !== deployment), forged];
+    const started = performance.now();
+    const out = sync(
+      request(edits.invalid, { children, generation: 2 }),
+      "2026-11-01T12:00:00Z",
+      syncContext(),
+    );
+    expect(performance.now() - started).to.be.below(1000);
+    expect(out.kind).to.equal("conflict");
+    expect(out.kind === "conflict" && out.message).to.match(
+      /^Deployment default\/llama has a managedFields Apply entry of field manager metacontroller with more than 10000 fields, .*Fix the spec so that nothing needs keeping, or delete that object so that llsd-hook creates it again\.$/,
+    );
   });
 
   it("whatever managedFields say (any manager, any set, any operation), every object answered is this parent's, and an invalid edit drops none", () => {
@@ -483,6 +528,20 @@ describe("HTTP edge: malformed bodies get a message that says what to fix", () =
       status: 400,
       error: "the compressed body could not be decompressed; check its Content-Encoding",
     },
+    {
+      name: "a plain body sent as br (brotli's errors are not zlib's Z_ codes)",
+      headers: { "content-type": "application/json", "content-encoding": "br" },
+      body: '{"a":1}',
+      status: 400,
+      error: "the compressed body could not be decompressed; check its Content-Encoding",
+    },
+    {
+      name: "a truncated br body",
+      headers: { "content-type": "application/json", "content-encoding": "br" },
+      body: brotliCompressSync(Buffer.from(`{"a":"${"x".repeat(1000)}"}`)).subarray(0, 20),
+      status: 400,
+      error: "the compressed body could not be decompressed; check its Content-Encoding",
+    },
   ];
   for (const row of rows) {
     it(row.name, async () => {
@@ -508,5 +567,151 @@ describe("HTTP edge: malformed bodies get a message that says what to fix", () =
         ],
       },
     });
+  });
+});
+
+describe("related ConfigMaps, managedFields and ConversionReviews (bounded fuzz)", function () {
+  this.timeout(300_000);
+  const ssa = running.map((c) => appliedServerSide(c, "metacontroller"));
+  /** The deadline no answer may block the loop past (the whole request, parse included). */
+  const DEADLINE_MS = 2000;
+
+  /** YAML text of a shape and size, as a tenant could store it in a ConfigMap (up to 1 MiB). */
+  const yamlText = fc.oneof(
+    fc.integer({ min: 1, max: 250_000 }).map((n) => `- a\n`.repeat(n)),
+    fc
+      .integer({ min: 1, max: 40_000 })
+      .map((n) => Array.from({ length: n }, (_, i) => `k${i}: 1`).join("\n")),
+    fc.integer({ min: 1, max: 100_000 }).map((n) => `${"[".repeat(n)}${"]".repeat(n)}`),
+    fc.integer({ min: 1, max: 100_000 }).map((n) => `${"- ".repeat(n)}a\n`),
+    fc
+      .integer({ min: 1, max: 9 })
+      .map((n) =>
+        Array.from({ length: n }, (_, i) =>
+          i === 0
+            ? "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"
+            : `a${i}: &a${i} [${`*a${i - 1}, `.repeat(9)}*a${i - 1}]`,
+        ).join("\n"),
+      ),
+    fc.string({
+      unit: fc.constantFrom(..."ab:- \n[]{},&*!|>'\"#%@`?\t\u2028".split("")),
+      maxLength: 300,
+    }),
+  );
+
+  const related = (text: string) => [
+    {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "cm", namespace: "default", uid: "u-cm", resourceVersion: "1" },
+      data: { "config.yaml": text },
+    },
+  ];
+  const specs = {
+    base: {
+      distribution: {
+        image: "acme/stack:1",
+        release: "1.5.0",
+        baseConfig: { configMapName: "cm" },
+      },
+    },
+    override: { distribution: { name: "starter" }, overrideConfig: { configMapName: "cm" } },
+  };
+
+  it("a related ConfigMap's YAML: a 200 within the deadline, whatever its shape and size", async () => {
+    await fc.assert(
+      fc.asyncProperty(yamlText, fc.constantFrom("base", "override"), async (text, use) => {
+        fc.pre(Buffer.byteLength(text) <= 1024 * 1024);
+        const body = request(specs[use], { related: related(text) });
+        const started = performance.now();
+        const res = await supertest(app).post("/sync").send(body);
+        const ms = performance.now() - started;
+        expect(res.status, `${use} ${text.length} chars: ${res.text.slice(0, 200)}`).to.equal(200);
+        expect(ms, `${use} ${text.length} chars`).to.be.below(DEADLINE_MS);
+      }),
+      { numRuns: 40, seed: 20261125 },
+    );
+  });
+
+  it("a forged Apply entry of any size: a 200 or a 409 within the deadline", () => {
+    const deployment = ssa.find((c) => c.kind === "Deployment") as KubeObject;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.boolean(),
+        (items, members, byIndex) => {
+          const env = Array.from({ length: items }, (_, i) => ({ name: `E${i}`, value: "x" }));
+          const claims = Object.fromEntries(
+            Array.from({ length: members }, (_, i) => [
+              byIndex ? `i:${i}` : `k:{"name":"E${i}"}`,
+              { ".": {} },
+            ]),
+          );
+          const fieldsV1 = {
+            "f:spec": {
+              "f:template": {
+                "f:spec": { "f:containers": { 'k:{"name":"llama-stack"}': { "f:env": claims } } },
+              },
+            },
+          };
+          const forged = {
+            ...deployment,
+            metadata: {
+              ...deployment.metadata,
+              managedFields: [
+                { manager: "metacontroller", operation: "Apply", apiVersion: "apps/v1", fieldsV1 },
+              ],
+            },
+            spec: { template: { spec: { containers: [{ name: "llama-stack", env }] } } },
+          };
+          const children = [...ssa.filter((c) => c !== deployment), forged];
+          const started = performance.now();
+          const out = sync(
+            request(edits.invalid, { children, generation: 2 }),
+            "2026-11-01T12:00:00Z",
+            syncContext(),
+          );
+          expect(performance.now() - started, `${items} items, ${members} members`).to.be.below(
+            DEADLINE_MS,
+          );
+          expect(["ok", "conflict"]).to.include(out.kind);
+        },
+      ),
+      { numRuns: 30, seed: 20261125 },
+    );
+  });
+
+  it("a ConversionReview with a deep or wide object at either version: a ConversionReview, never a 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.integer({ min: 1, max: 150_000 }).map((n) => nested(n, n % 2 === 0)),
+          fc.integer({ min: 1, max: 100_000 }).map((n) => wide(n)),
+        ),
+        fc.constantFrom("llamastack.io/v1alpha1", "llamastack.io/v1alpha2"),
+        fc.constantFrom("llamastack.io/v1alpha1", "llamastack.io/v1alpha2"),
+        fc.constantFrom("spec", "metadata", "status"),
+        async (value, from, to, where) => {
+          const object =
+            where === "spec"
+              ? `{"apiVersion":"${from}","kind":"LlamaStackDistribution","metadata":{"name":"x","namespace":"d"},"spec":{"a":${value}}}`
+              : where === "metadata"
+                ? `{"apiVersion":"${from}","kind":"LlamaStackDistribution","metadata":{"name":"x","namespace":"d","labels":${value}},"spec":{}}`
+                : `{"apiVersion":"${from}","kind":"LlamaStackDistribution","metadata":{"name":"x"},"spec":{},"status":${value}}`;
+          const body = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"${to}","objects":[${object}]}}`;
+          fc.pre(body.length <= API_SERVER_LIMIT);
+          const started = performance.now();
+          const res = await supertest(app)
+            .post("/convert")
+            .set("content-type", "application/json")
+            .send(body);
+          expect(res.status, res.text.slice(0, 200)).to.equal(200);
+          expect(res.body.kind).to.equal("ConversionReview");
+          expect(performance.now() - started).to.be.below(DEADLINE_MS);
+        },
+      ),
+      { numRuns: 40, seed: 20261125 },
+    );
   });
 });

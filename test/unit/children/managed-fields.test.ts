@@ -2,7 +2,14 @@
 // Apply entry (server-side apply's record of what was applied).
 import { expect } from "chai";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../../src/api/hook.js";
-import { applyManagers, projectApplied } from "../../../src/children/managed-fields.js";
+import fc from "fast-check";
+import {
+  applyManagers,
+  MAX_MANAGED_FIELDS,
+  projectApplied,
+  projectAppliedBounded,
+} from "../../../src/children/managed-fields.js";
+import { keepChild } from "../../../src/children/keep.js";
 
 function live(managedFields: unknown, extra: Record<string, unknown> = {}): KubeObject {
   return {
@@ -151,5 +158,164 @@ describe("applyManagers (named in a 409)", () => {
       },
     } as unknown as KubeObject;
     expect(applyManagers(obj)).to.deep.equal(["a", "b", "c", "d", "e"]);
+  });
+});
+
+/**
+ * The projection as FieldsV1 defines it, item by item and member by member
+ * (quadratic): what the indexed projection must equal.
+ */
+function reference(live: unknown, set: unknown): unknown {
+  const isObj = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  const parse = (t: string): unknown => {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return undefined;
+    }
+  };
+  const same = (a: unknown, b: unknown) =>
+    a === b || (isObj(a) || Array.isArray(a) ? JSON.stringify(a) === JSON.stringify(b) : false);
+  const selects = (m: string, item: unknown, i: number) => {
+    if (m.startsWith("i:")) return m.slice(2) === String(i);
+    if (m.startsWith("v:")) return same(parse(m.slice(2)), item);
+    const key = m.startsWith("k:") ? parse(m.slice(2)) : undefined;
+    return (
+      isObj(key) &&
+      isObj(item) &&
+      Object.entries(key).every(([k, v]) => Object.hasOwn(item, k) && same(item[k], v))
+    );
+  };
+  if (!isObj(set)) return undefined;
+  const members = Object.keys(set).filter((k) => k !== ".");
+  if (members.length === 0) return live;
+  if (Array.isArray(live))
+    return live.flatMap((item, i) => {
+      const m = members.find((x) => selects(x, item, i));
+      const v = m === undefined ? undefined : reference(item, set[m]);
+      return v === undefined ? [] : [v];
+    });
+  if (!isObj(live)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const m of members) {
+    const name = m.slice(2);
+    if (!m.startsWith("f:") || !Object.hasOwn(live, name)) continue;
+    const v = reference(live[name], set[m]);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
+
+/** A ConfigMap whose data.items list and Apply entry are given. */
+function listChild(items: unknown[], set: Record<string, unknown>): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      name: "c",
+      namespace: "default",
+      managedFields: [apply({ "f:data": { "f:items": set } })],
+    },
+    data: { items },
+  };
+}
+
+describe("projectApplied on lists: indexed once, equal to the definition", () => {
+  // Small values so that keys, values and indexes meet often.
+  const scalar = fc.oneof(fc.constantFrom(0, 1, "0", "1", "a", true, null));
+  const item = fc.oneof(
+    scalar,
+    fc.dictionary(fc.constantFrom("name", "port", "protocol"), scalar, { maxKeys: 3 }),
+    fc.array(scalar, { maxLength: 2 }),
+  );
+  const member = fc.oneof(
+    fc.integer({ min: -1, max: 6 }).map((i) => `i:${i}`),
+    fc.constantFrom("i:01", "i:x", "k:{", "v:[", "k:[1]", "k:{}", "x:1"),
+    item.map((v) => `v:${JSON.stringify(v)}`),
+    fc
+      .dictionary(fc.constantFrom("name", "port", "protocol"), scalar, { maxKeys: 2 })
+      .map((k) => `k:${JSON.stringify(k)}`),
+  );
+  const set = fc.dictionary(member, fc.constantFrom({}, { ".": {} }, { "f:name": {} }), {
+    maxKeys: 6,
+  });
+
+  it("gives what the item-by-item definition gives (fixed seed)", () => {
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 8 }), set, (items, fields) => {
+        const got = projectApplied(listChild(items, fields), "metacontroller");
+        const want = reference({ items }, { "f:items": fields }) as { items: unknown[] };
+        expect((got as { data?: unknown } | undefined)?.data).to.deep.equal(want);
+      }),
+      { seed: 23, numRuns: 2000 },
+    );
+  });
+
+  it("projects 9,000 items claimed by 9,000 members at once (the definition takes seconds)", () => {
+    const items = Array.from({ length: 9000 }, (_, i) => ({ name: `v${i}`, value: "x" }));
+    const fields = Object.fromEntries(items.map((it) => [`k:{"name":"${it.name}"}`, {}]));
+    const started = performance.now();
+    const got = projectApplied(listChild(items, fields), "metacontroller");
+    const ms = performance.now() - started;
+    expect(got?.["data"]).to.deep.equal({ items });
+    expect(ms).to.be.below(1000);
+  });
+});
+
+describe("a forged Apply entry past the bound", () => {
+  /** A Deployment with 12,000 env entries, and an Apply entry that claims each (issue 23: 39 s). */
+  function forged(): KubeObject {
+    const env = Array.from({ length: 12_000 }, (_, i) => ({ name: `E${i}`, value: "x" }));
+    const envFields = Object.fromEntries(env.map((e) => [`k:{"name":"${e.name}"}`, { ".": {} }]));
+    return {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: {
+        name: "llama",
+        namespace: "default",
+        managedFields: [
+          {
+            manager: "metacontroller",
+            operation: "Apply",
+            apiVersion: "apps/v1",
+            fieldsV1: {
+              "f:spec": {
+                "f:template": {
+                  "f:spec": {
+                    "f:containers": { 'k:{"name":"llama-stack"}': { "f:env": envFields } },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+      spec: { template: { spec: { containers: [{ name: "llama-stack", env }] } } },
+    };
+  }
+
+  it("is not projected: unreadable, with the bound, at once", () => {
+    const started = performance.now();
+    const kept = keepChild(forged(), { name: "llama", namespace: "default" });
+    const ms = performance.now() - started;
+    expect(kept).to.deep.equal({
+      ok: false,
+      kind: "unreadable",
+      why: `has a managedFields Apply entry of field manager metacontroller with more than ${MAX_MANAGED_FIELDS} fields, or too many list items to match, more than anything llsd-hook applies`,
+    });
+    expect(ms).to.be.below(1000);
+  });
+
+  it("is bounded by the work it would take too, not only by its member count", () => {
+    // 4,000 members, each a different set of key fields: one index of the 9,000 items each.
+    const items = Array.from({ length: 9000 }, (_, i) => ({ name: `v${i}` }));
+    const fields = Object.fromEntries(
+      Array.from({ length: 4000 }, (_, i) => [`k:{"f${i}":1}`, {}]),
+    );
+    const started = performance.now();
+    const got = projectAppliedBounded(listChild(items, fields), "metacontroller");
+    expect(got).to.have.property("tooLarge");
+    expect(performance.now() - started).to.be.below(1000);
   });
 });

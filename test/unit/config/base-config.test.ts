@@ -84,6 +84,50 @@ describe("customBaseOf", () => {
         `${at}: ConfigMap b's config.yaml: providers.inference[0].provider_type is remote::acme-llm, which is not a provider type of OGX 1.5.0; fix the config, or set spec.distribution.release to the release the image runs`,
       ],
     },
+    // hostile: past the bounds every user's YAML gets (src/config/bounded-yaml.ts), named with the ConfigMap
+    {
+      name: "hostile: 500 KB of tiny nodes",
+      text: "- a\n".repeat(125_000),
+      problems: [
+        `${at}: ConfigMap b's config.yaml is 500000 bytes, more than the 262144 llsd-hook reads; shorten it`,
+      ],
+    },
+    {
+      name: "hostile: 240 KB of tiny nodes",
+      text: "- a\n".repeat(60_000),
+      problems: [
+        `${at}: ConfigMap b's config.yaml holds more than 20000 YAML nodes (scalars, aliases and collections); shorten it`,
+      ],
+    },
+    {
+      name: "hostile: a base 1,000 levels deep",
+      text: `apis: ${"[".repeat(1000)}${"]".repeat(1000)}\n`,
+      problems: [
+        `${at}: ConfigMap b's config.yaml is nested more than 32 levels deep (line 1); flatten it`,
+      ],
+    },
+    {
+      name: "hostile: a key twice",
+      text: "apis: []\nproviders: {}\napis: [files]\n",
+      problems: [
+        `${at}: ConfigMap b's config.yaml repeats the key apis in one mapping (line 3); keep one`,
+      ],
+    },
+    // values the server's PyYAML reads as bytes or a date, not as the text they look like
+    {
+      name: "a !!binary value",
+      text: "apis: []\nproviders: {}\nimage_notes: !!binary aGVsbG8=\n",
+      problems: [
+        `${at}: ConfigMap b's config.yaml holds a YAML binary (!!binary) at image_notes, which the server does not read as the text it looks like; quote it to make it a string`,
+      ],
+    },
+    {
+      name: "a timestamp",
+      text: "apis: []\nproviders: {}\nimage_notes: {built: 2026-11-25}\n",
+      problems: [
+        `${at}: ConfigMap b's config.yaml holds a YAML timestamp at image_notes.built, which the server does not read as the text it looks like; quote it to make it a string`,
+      ],
+    },
   ];
   for (const row of rows)
     it(row.name, () => {

@@ -65,6 +65,20 @@ describe("checkOverrideTls", () => {
   for (const [what, data, warns] of rows)
     it(what, () => expect(checkOverrideTls(cm(data), strict) !== undefined).to.equal(warns));
 
+  it("says which bound an override too large to check breaks, naming the ConfigMap", () => {
+    const data = { "config.yaml": `server:\n  insecure: true\nx: [${"a,".repeat(30_000)}]\n` };
+    const warning = checkOverrideTls(cm(data), strict);
+    expect(warning && `${warning.reason} ${warning.path}: ${warning.detail}`).to.equal(
+      "OverrideNotChecked spec.overrideConfig.configMapName: ConfigMap cfg's config.yaml was not checked for the server's TLS settings: it holds more than 20000 YAML nodes (scalars, aliases and collections); shorten it",
+    );
+  });
+
+  it("reads the override as the server's YAML 1.1 does: `insecure: yes` is true", () => {
+    expect(checkOverrideTls(cm({ "config.yaml": "server:\n  insecure: yes\n" }), strict)).to.equal(
+      undefined,
+    );
+  });
+
   it("never on a release without strict TLS, or an unknown one", () => {
     const data = { "config.yaml": "server: {}\n" };
     expect(checkOverrideTls(cm(data), releaseData("0.7.3"))).to.equal(undefined);

@@ -134,6 +134,32 @@ describe("image overrides file", () => {
       "f: starter must map to an image reference",
     );
   });
+  it("checks every value as an image reference, as a container runtime parses it", () => {
+    const rows: [value: string, ok: boolean][] = [
+      ["quay.io/acme/starter:1.5.0", true],
+      ["registry.local:5000/ogx/distribution-starter:1.5.0-fips", true],
+      [`ghcr.io/acme/starter@sha256:${"a".repeat(64)}`, true],
+      [`starter:1@sha256:${"0".repeat(64)}`, true],
+      ["[::1]:5000/acme/starter", true],
+      // hostile rows: each would reach a Deployment the API server or the node refuses
+      ["quay.io/Acme/starter:1", false], // upper case in the path
+      ["quay.io/acme/starter:1 --privileged", false],
+      ["quay.io/acme/starter:1\nx: y", false],
+      ["quay.io/acme/starter:", false],
+      ["-starter", false],
+      [`starter@sha256:${"a".repeat(10)}`, false],
+      [`${"a".repeat(256)}:1`, false],
+    ];
+    for (const [value, ok] of rows) {
+      const parse = () => parseImageOverrides(`starter: ${JSON.stringify(value)}\n`, "f");
+      if (ok) expect(parse(), value).to.deep.equal({ starter: value });
+      else
+        expect(parse, value).to.throw(/^f: starter maps to ".*", which is not an image reference/);
+    }
+    expect(() => parseImageOverrides('starter: "quay.io/Acme/s:1"\n', "f")).to.throw(
+      'f: starter maps to "quay.io/Acme/s:1", which is not an image reference ([registry/]path[:tag][@sha256:…], the path lower-case); fix it',
+    );
+  });
   it("applies to the catalog", () => {
     const c = loadCatalog({
       imageOverrides: { starter: "mirror/starter:x", "starter:0.6.1": "mirror/starter:old" },

@@ -136,6 +136,21 @@ describe("POST /convert", () => {
       says: /objects\[0\] \(team-a\/llama\) cannot be converted .*spec\.replicas/,
     },
     {
+      title:
+        "an object already at the desired version, nested 200,000 levels (a 500 when it was answered as it was)",
+      send: (r) =>
+        r
+          .set("content-type", "application/json")
+          .send(
+            JSON.stringify(review("llamastack.io/v1alpha2", [])).replace(
+              '"objects":[]',
+              `"objects":[{"apiVersion":"llamastack.io/v1alpha2","kind":"LlamaStackDistribution","metadata":{"name":"llama","namespace":"team-a"},"spec":{"a":${"[".repeat(200_000)}"${SECRET_VALUE}"${"]".repeat(200_000)}}}]`,
+            ),
+          ),
+      status: 200,
+      says: /^objects\[0\] \(team-a\/llama\) cannot be converted from llamastack\.io\/v1alpha2 to llamastack\.io\/v1alpha2: spec\.a(\[0\]){31}: is nested more than 33 levels deep; flatten it/,
+    },
+    {
       title: "a body that is not a ConversionReview",
       send: (r) => r.send({ hello: SECRET_VALUE }),
       status: 200,

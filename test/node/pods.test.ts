@@ -213,7 +213,10 @@ describe("real pods on a real node (kubelet + containerd)", function () {
   let name: string;
   const kube = (): Kube => node.cp.kube;
 
+  let started = Date.now();
+
   before(async function () {
+    started = Date.now();
     const why = nodeUnavailable();
     if (why !== undefined) {
       if (process.env["CI"] === "true") throw new Error(`the node tests cannot run here: ${why}`);
@@ -244,6 +247,10 @@ describe("real pods on a real node (kubelet + containerd)", function () {
     await new Promise((resolve) => (hook === undefined ? resolve(undefined) : hook.close(resolve)));
     await upstream?.close();
     await node?.stop();
+    if (node !== undefined)
+      console.log(
+        `[node] the node tests took ${((Date.now() - started) / 1000).toFixed(0)} s (node up in ${(node.timings["total"] ?? 0) / 1000} s)`,
+      );
   });
 
   async function serving(): Promise<PodView> {

@@ -17,14 +17,7 @@ import type {
   Volume,
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
-import {
-  dataEnv,
-  OTEL_WRAPPER,
-  serverCommand,
-  serverEnv,
-  TRUST,
-  TRUST_FILE,
-} from "../container.js";
+import { OTEL_WRAPPER, serverCommand } from "../container.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { compareStrings, defined } from "../lib/json.js";
 import { childMetadata, type Child } from "./child.js";
@@ -40,7 +33,7 @@ import {
   labelsFor,
   selectorFor,
 } from "./labels.js";
-import { podLayout, type LayoutInput } from "./pod-layout.js";
+import { podLayout, type LayoutInput, type PodLayout } from "./pod-layout.js";
 
 /**
  * RollingUpdate with the API server's own defaults, written out: an apply
@@ -64,7 +57,6 @@ export interface DeploymentInput extends LayoutInput {
   release: string | undefined;
   /** The image is the one configs/distributions.json pins for the release (not spec.distribution.image). */
   pinnedImage: boolean;
-  port: number;
   /** sha256 of the generated config; absent with overrideConfig. */
   configHash: string | undefined;
   /** Hash of the referenced objects' resourceVersions: a change rolls the pods. */
@@ -75,10 +67,10 @@ export interface DeploymentInput extends LayoutInput {
   /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
   recreate: boolean;
   tls: { secretName: string; requireClientCertificate: boolean } | undefined;
-  // From LayoutInput: ogx (also the env names and the start command),
-  // configMapName (generated or spec.overrideConfig), dataDir, pvcName, authCa
-  // (the file the config's tls_cafile names) and caBundle (spec.trust's,
-  // mounted at TRUST_FILE and named by TRUST.env).
+  // From LayoutInput: ogx (also the start command), port, configMapName
+  // (generated or spec.overrideConfig), dataDir, pvcName, authCa (the file the
+  // config's tls_cafile names), caBundle (spec.trust's, mounted at TRUST_FILE
+  // and named by TRUST.env) and monitoringEnv.
   serviceAccountName: string;
   /** Generated ServiceAccount: no API token is mounted. */
   generatedServiceAccount: boolean;
@@ -100,8 +92,6 @@ export interface DeploymentInput extends LayoutInput {
   podAnnotations?: Record<string, string> | undefined;
   /** spec.monitoring.metrics: the container port `metrics`. */
   metricsPort?: number | undefined;
-  /** The environment spec.monitoring sets (children/monitoring.ts). */
-  monitoringEnv?: Record<string, string> | undefined;
   terminationGracePeriodSeconds?: number | undefined;
 }
 
@@ -129,13 +119,10 @@ function commandEnv(input: DeploymentInput): Record<string, string> {
  * Our env, then the user's: a user variable replaces one of ours of the same
  * name (only the data paths are allowed to; plan.ts refuses the others).
  */
-function env(input: DeploymentInput): EnvVar[] {
+function env(input: DeploymentInput, own: PodLayout["env"]): EnvVar[] {
   const fixed: EnvVar[] = Object.entries({
-    ...dataEnv(input.dataDir),
-    ...serverEnv(input.ogx, input.port),
-    ...input.monitoringEnv,
+    ...Object.fromEntries(own.map((e) => [e.name, e.value])),
     ...commandEnv(input),
-    ...(input.caBundle === undefined ? {} : { [TRUST.env]: TRUST_FILE }),
   })
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([name, value]) => ({ name, value }));
@@ -175,7 +162,7 @@ const containerSecurityContext: SecurityContext = {
   runAsNonRoot: true,
 };
 
-function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]): Container {
+function buildContainer(input: DeploymentInput, layout: PodLayout): Container {
   return defined<Container>({
     name: CONTAINER_NAME,
     image: input.image,
@@ -187,9 +174,9 @@ function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]):
         ? []
         : [{ name: METRICS_PORT_NAME, containerPort: input.metricsPort, protocol: "TCP" }]),
     ],
-    env: env(input),
+    env: env(input, layout.env),
     resources: containerResources(input.resources, input.workers),
-    volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
+    volumeMounts: [...layout.volumes.map((v) => v.mount), ...(input.volumeMounts ?? [])],
     // Every second for up to five minutes: Ready follows the server's start
     // within a second (a real pod: test/node), where a 5 s period made it wait.
     startupProbe: probe(input, { periodSeconds: 1, failureThreshold: 300, timeoutSeconds: 5 }),
@@ -209,14 +196,12 @@ function podAnnotations(input: DeploymentInput): Record<string, string> {
 }
 
 function buildPodSpec(input: DeploymentInput): PodSpec {
-  const own = podLayout(input).volumes;
-  const mounts = own.map((v) => v.mount);
-  const volumes = own.map((v) => v.volume);
+  const layout = podLayout(input);
   return defined<PodSpec>({
     serviceAccountName: input.serviceAccountName,
     automountServiceAccountToken: input.generatedServiceAccount ? false : undefined,
-    containers: [buildContainer(input, mounts)],
-    volumes: [...volumes, ...(input.volumes ?? [])],
+    containers: [buildContainer(input, layout)],
+    volumes: [...layout.volumes.map((v) => v.volume), ...(input.volumes ?? [])],
     securityContext: podSecurityContext,
     terminationGracePeriodSeconds: input.terminationGracePeriodSeconds,
     imagePullSecrets: input.imagePullSecrets,

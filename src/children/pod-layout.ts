@@ -1,6 +1,6 @@
 // What the hook itself puts in the server's pod, in one place: its volumes,
-// the container's mounts of them, and the env names it keeps for itself, each
-// tagged with the feature it is for. The Deployment (deployment.ts) mounts
+// the container's mounts of them, the variables it sets and the env names it
+// keeps for itself, each tagged with the feature it is for. The Deployment (deployment.ts) mounts
 // these volumes; the override checks (overrides.ts) reserve exactly these
 // names, so a new feature's volume is reserved the moment it is mounted.
 import type { Volume, VolumeMount } from "kubernetes-types/core/v1.js";
@@ -11,15 +11,19 @@ import {
   CONFIG_MOUNT_DIR,
   caFilePath,
   type CaFile,
+  dataEnv,
   OGX_TMP,
   RESERVED_ENV,
   RESERVED_ENV_PREFIX,
+  serverEnv,
   TLS_MOUNT_DIR,
   TRUST,
+  TRUST_FILE,
 } from "../container.js";
 
 /** What a volume, mount or env name is for. */
-type Feature = "config" | "data" | "server" | "ogx-tmp" | "tls" | "trust" | "auth-ca" | "hook";
+type Feature =
+  "config" | "data" | "server" | "ogx-tmp" | "tls" | "trust" | "auth-ca" | "monitoring" | "hook";
 
 const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
 
@@ -33,12 +37,15 @@ export interface LayoutInput {
   pvcName: string | undefined;
   /** The release is OGX (release.ts); undefined for a custom image. */
   ogx: boolean | undefined;
+  port: number;
   /** The server's own TLS, when on. */
   tls: { secretName: string } | undefined;
   /** spec.trust.caBundle. */
   caBundle?: CaBundle | undefined;
   /** spec.auth's CA. */
   authCa?: CaBundle | undefined;
+  /** The environment spec.monitoring sets (children/monitoring.ts). */
+  monitoringEnv?: Record<string, string> | undefined;
 }
 
 /** A volume of the hook's, the container's mount of it, and the directory the mount takes. */
@@ -50,6 +57,13 @@ interface OwnVolume {
   reservedPath: string;
 }
 
+/** A variable the hook sets in the container. */
+interface OwnEnv {
+  feature: Feature;
+  name: string;
+  value: string;
+}
+
 /** A name the overrides may not take, and why. */
 export interface Reserved {
   feature: Feature;
@@ -59,6 +73,13 @@ export interface Reserved {
 export interface PodLayout {
   /** The hook's volumes with their mounts, in the order the pod lists them. */
   volumes: readonly OwnVolume[];
+  /**
+   * The variables the hook sets: the data paths (spec.workload.overrides.env
+   * may change them), the config path and port, spec.monitoring's (which
+   * children/monitoring.ts refuses in the overrides) and the trust bundle's
+   * path. The start command's own (deployment.ts) comes with the command.
+   */
+  env: readonly OwnEnv[];
   /** Volume names spec.workload.overrides.volumes may not take. */
   reservedVolumes: readonly Reserved[];
   /** Mount paths (without a trailing slash) spec.workload.overrides.volumeMounts may not take. */
@@ -141,6 +162,19 @@ function ownVolumes(input: LayoutInput): OwnVolume[] {
   return volumes;
 }
 
+function ownEnv(input: LayoutInput): OwnEnv[] {
+  const tagged = (vars: Record<string, string>, feature: (name: string) => Feature) =>
+    Object.entries(vars).map(([name, value]) => ({ feature: feature(name), name, value }));
+  return [
+    ...tagged(dataEnv(input.dataDir), () => "data"),
+    ...tagged(serverEnv(input.ogx, input.port), (name) => RESERVED_ENV[name] ?? "server"),
+    ...tagged(input.monitoringEnv ?? {}, () => "monitoring"),
+    ...(input.caBundle === undefined
+      ? []
+      : [{ feature: "trust" as const, name: TRUST.env, value: TRUST_FILE }]),
+  ];
+}
+
 /** Each name once, the first feature that names it kept. */
 function unique(reserved: readonly Reserved[]): Reserved[] {
   const seen = new Set<string>();
@@ -151,6 +185,7 @@ export function podLayout(input: LayoutInput): PodLayout {
   const volumes = ownVolumes(input);
   return {
     volumes,
+    env: ownEnv(input),
     reservedVolumes: unique([
       ...volumes.map((v) => ({ feature: v.feature, name: v.volume.name })),
       ...RESERVED_ALWAYS.map((r) => ({ feature: r.feature, name: r.volume })),

@@ -14,6 +14,7 @@ const LLAMA: LayoutInput = {
   dataDir: "/.llama",
   pvcName: undefined,
   ogx: false, // 0.7.3
+  port: 8321,
   tls: undefined,
 };
 const OGX: LayoutInput = { ...LLAMA, ogx: true }; // 1.5.0

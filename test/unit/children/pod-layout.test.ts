@@ -1,5 +1,6 @@
-// Table tests for the pod layout: what the hook puts in the pod for each input,
-// and what the override checks reserve beyond it (TLS always, trust's directory).
+// Table tests for the pod layout: what the hook puts in the pod for each input
+// (volumes, mounts, variables), and what the override checks reserve beyond it
+// (TLS always, trust's directory).
 import { expect } from "chai";
 import { podLayout, type LayoutInput } from "../../../src/children/pod-layout.js";
 
@@ -8,6 +9,7 @@ const BASE: LayoutInput = {
   dataDir: "/.llama",
   pvcName: undefined,
   ogx: false,
+  port: 8321,
   tls: undefined,
 };
 const BUNDLE = { configMapName: "corporate-ca", key: "ca-bundle.pem" };
@@ -145,6 +147,46 @@ describe("podLayout", () => {
       readOnly: true,
     });
   });
+
+  const envRows: [why: string, over: Partial<LayoutInput>, env: string[]][] = [
+    [
+      "Llama Stack: the data paths, the config path and LLAMA_STACK_PORT",
+      {},
+      [
+        "data:HOME=/.llama",
+        "data:SQLITE_STORE_DIR=/.llama/data",
+        "data:FILES_STORAGE_DIR=/.llama/files",
+        "data:HF_HOME=/.llama/huggingface",
+        "config:RUN_CONFIG_PATH=/etc/llama-stack/config.yaml",
+        "config:LLAMA_STACK_CONFIG=/etc/llama-stack/config.yaml",
+        "server:LLAMA_STACK_PORT=8321",
+      ],
+    ],
+    [
+      "OGX: OGX_PORT; spec.monitoring's; the trust bundle's path",
+      {
+        ogx: true,
+        dataDir: "/data",
+        monitoringEnv: { OTEL_SERVICE_NAME: "llama" },
+        caBundle: BUNDLE,
+      },
+      [
+        "data:HOME=/data",
+        "data:SQLITE_STORE_DIR=/data/data",
+        "data:FILES_STORAGE_DIR=/data/files",
+        "data:HF_HOME=/data/huggingface",
+        "config:RUN_CONFIG_PATH=/etc/llama-stack/config.yaml",
+        "server:OGX_PORT=8321",
+        "monitoring:OTEL_SERVICE_NAME=llama",
+        "trust:LLSD_TRUST_CA_BUNDLE=/etc/llama-stack-trust/ca-bundle.crt",
+      ],
+    ],
+  ];
+  for (const [why, over, env] of envRows)
+    it(`env: ${why}`, () =>
+      expect(
+        podLayout({ ...BASE, ...over }).env.map((e) => `${e.feature}:${e.name}=${e.value}`),
+      ).to.deep.equal(env));
 
   it("env: the config's and the server's names in any release, and the LLSD_ prefix", () => {
     for (const ogx of [false, true, undefined]) {

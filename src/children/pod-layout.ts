@@ -1,8 +1,9 @@
 // What the hook itself puts in the server's pod, in one place: its volumes,
 // the container's mounts of them, the variables it sets and the env names it
-// keeps for itself, each tagged with the feature it is for. The Deployment (deployment.ts) mounts
-// these volumes; the override checks (overrides.ts) reserve exactly these
-// names, so a new feature's volume is reserved the moment it is mounted.
+// keeps for itself, each tagged with the feature it is for. The Deployment
+// (deployment.ts) mounts these volumes and sets these variables; the override
+// checks (overrides.ts) reserve exactly these names, so a new feature's volume
+// is reserved the moment it is mounted.
 import type { Volume, VolumeMount } from "kubernetes-types/core/v1.js";
 import type { CaBundle } from "../api/ca-bundle.js";
 import {
@@ -37,6 +38,7 @@ export interface LayoutInput {
   pvcName: string | undefined;
   /** The release is OGX (release.ts); undefined for a custom image. */
   ogx: boolean | undefined;
+  /** The server's port (its env name is the release's). */
   port: number;
   /** The server's own TLS, when on. */
   tls: { secretName: string } | undefined;

@@ -5,9 +5,6 @@ export const CONFIG_MOUNT_DIR = "/etc/llama-stack";
 export const CONFIG_FILE = "config.yaml";
 const CONFIG_PATH = `${CONFIG_MOUNT_DIR}/${CONFIG_FILE}`;
 export const TLS_MOUNT_DIR = "/etc/llama-stack/tls";
-/** spec.auth's CA (the API server's or the JWKS server's), one file. */
-export const AUTH_CA_MOUNT_DIR = "/etc/llama-stack/auth-ca";
-export const AUTH_CA_FILE = `${AUTH_CA_MOUNT_DIR}/ca.crt`;
 const DATA_DIR = "/.llama";
 
 /** Data paths, inside the data volume. spec.workload.overrides.env may change them. */
@@ -27,9 +24,8 @@ export function dataEnv(dataDir: string): Record<string, string> {
  * no LLAMA_STACK_* variable). A custom image (release unknown) gets the
  * Llama Stack names, as it always has.
  */
-export function serverEnv(release: string | undefined, port: number): Record<string, string> {
-  if (release !== undefined && isOgx(release))
-    return { RUN_CONFIG_PATH: CONFIG_PATH, OGX_PORT: String(port) };
+export function serverEnv(ogx: boolean | undefined, port: number): Record<string, string> {
+  if (ogx === true) return { RUN_CONFIG_PATH: CONFIG_PATH, OGX_PORT: String(port) };
   return {
     RUN_CONFIG_PATH: CONFIG_PATH,
     LLAMA_STACK_CONFIG: CONFIG_PATH,
@@ -49,14 +45,15 @@ export function serverEnv(release: string | undefined, port: number): Record<str
  * around the server, with the asyncpg and sqlite3 instrumentations off (the
  * entrypoint appends them to OTEL_PYTHON_DISABLED_INSTRUMENTATIONS; here they
  * are its value unless the pod sets it). Custom images and Llama Stack
- * releases keep their entrypoint: undefined.
+ * releases keep their entrypoint: undefined. `ogx` is the release's
+ * (release.ts), undefined for a custom image.
  */
 export function serverCommand(
-  release: string | undefined,
+  ogx: boolean | undefined,
   pinnedImage: boolean,
   otel: boolean,
 ): string[] | undefined {
-  if (!pinnedImage || release === undefined || !isOgx(release)) return undefined;
+  if (!pinnedImage || ogx !== true) return undefined;
   const run = ["ogx", "run", CONFIG_PATH];
   return otel ? [OTEL_WRAPPER.command, ...run] : run;
 }
@@ -73,17 +70,24 @@ export function isOgx(release: string): boolean {
   return !/^0\.[0-7]\./.test(release);
 }
 
-/** Names the server's env may not take from spec.workload.overrides.env, in any release. */
-const RESERVED_ENV = new Set([
-  "RUN_CONFIG_PATH",
-  "LLAMA_STACK_CONFIG",
-  "LLAMA_STACK_PORT",
-  "OGX_PORT",
+/**
+ * Names the server's env may not take from spec.workload.overrides.env, in
+ * any release, each with what it is for: where the config is, and how the
+ * server listens (children/pod-layout.ts reserves them).
+ */
+export const RESERVED_ENV: Readonly<Record<string, "config" | "server">> = {
+  RUN_CONFIG_PATH: "config",
+  LLAMA_STACK_CONFIG: "config",
   // OGX writes the resolved config to a file of its own and points OGX_CONFIG at it.
-  "OGX_CONFIG",
+  OGX_CONFIG: "config",
+  LLAMA_STACK_PORT: "server",
+  OGX_PORT: "server",
   // OGX_WORKERS would beat server.workers (spec.workload.workers).
-  "OGX_WORKERS",
-]);
+  OGX_WORKERS: "server",
+};
+
+/** Every name with this prefix is the hook's (LLSD_TRUST_CA_BUNDLE, and any later one). */
+export const RESERVED_ENV_PREFIX = "LLSD_";
 
 /**
  * OGX writes the resolved config, secrets in clear, to a file in $TMPDIR while
@@ -99,13 +103,8 @@ export const OGX_TMP = { volume: "ogx-tmp", mountPath: "/tmp", sizeLimit: "128Mi
 /** Names of every env var the Deployment sets itself, in any release. */
 export const RUNTIME_ENV_NAMES: readonly string[] = [
   ...Object.keys(dataEnv(DATA_DIR)),
-  ...RESERVED_ENV,
+  ...Object.keys(RESERVED_ENV),
 ];
-
-/** Env var names spec.workload.overrides.env may not set (the data paths it may). */
-export function isReservedEnvName(name: string): boolean {
-  return RESERVED_ENV.has(name) || name.startsWith("LLSD_");
-}
 
 /** The keys of a kubernetes.io/tls Secret (ca.crt: the client CA, for mutual TLS). */
 export const TLS_KEYS = { cert: "tls.crt", key: "tls.key", ca: "ca.crt" } as const;
@@ -115,6 +114,25 @@ export const TLS_FILES = {
   key: `${TLS_MOUNT_DIR}/${TLS_KEYS.key}`,
   ca: `${TLS_MOUNT_DIR}/${TLS_KEYS.ca}`,
 };
+
+/**
+ * A CA file the Deployment mounts from a ConfigMap key, in a volume of its
+ * own: the one shape of spec.trust's bundle and spec.auth's CA. `file` is the
+ * file's name in `mountDir`; `mount` says whether only that file is mounted
+ * (a subPath: it stays what the pod started with) or the whole directory (the
+ * kubelet refreshes it when the ConfigMap changes).
+ */
+export interface CaFile {
+  volume: string;
+  mountDir: string;
+  file: string;
+  mount: "file" | "directory";
+}
+
+/** Where a CA file is inside the container. */
+export function caFilePath(ca: CaFile): string {
+  return `${ca.mountDir}/${ca.file}`;
+}
 
 /**
  * spec.trust.caBundle inside the container. The ConfigMap's key is mounted as
@@ -131,7 +149,21 @@ export const TRUST = {
   volume: "trust",
   mountDir: "/etc/llama-stack-trust",
   file: "ca-bundle.crt",
+  mount: "file",
   env: "LLSD_TRUST_CA_BUNDLE",
-} as const;
+} as const satisfies CaFile & { env: string };
 
-export const TRUST_FILE = `${TRUST.mountDir}/${TRUST.file}`;
+export const TRUST_FILE = caFilePath(TRUST);
+
+/**
+ * spec.auth's CA (the API server's or the JWKS server's), one file, which the
+ * config's tls_cafile names (config/auth.ts).
+ */
+export const AUTH_CA = {
+  volume: "auth-ca",
+  mountDir: "/etc/llama-stack/auth-ca",
+  file: "ca.crt",
+  mount: "directory",
+} as const satisfies CaFile;
+
+export const AUTH_CA_FILE = caFilePath(AUTH_CA);

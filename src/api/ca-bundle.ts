@@ -7,10 +7,8 @@ import { DNS1123_SUBDOMAIN } from "./names.js";
 
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
 
-export interface CaBundle {
-  configMapName: string;
-  key: string;
-}
+/** A CA bundle once parsed: the key's default filled in. */
+export type CaBundle = z.output<ReturnType<typeof caBundle>>;
 
 /**
  * A key of a ConfigMap in the resource's namespace, `{configMapName, key}`

@@ -17,21 +17,7 @@ import type {
   Volume,
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
-import {
-  AUTH_CA_FILE,
-  AUTH_CA_MOUNT_DIR,
-  CONFIG_FILE,
-  CONFIG_MOUNT_DIR,
-  TLS_MOUNT_DIR,
-  dataEnv,
-  isOgx,
-  OGX_TMP,
-  OTEL_WRAPPER,
-  serverCommand,
-  serverEnv,
-  TRUST,
-  TRUST_FILE,
-} from "../container.js";
+import { OTEL_WRAPPER, serverCommand } from "../container.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { compareStrings, defined } from "../lib/json.js";
 import { childMetadata, type Child } from "./child.js";
@@ -47,6 +33,7 @@ import {
   labelsFor,
   selectorFor,
 } from "./labels.js";
+import { podLayout, type LayoutInput, type PodLayout } from "./pod-layout.js";
 
 /**
  * RollingUpdate with the API server's own defaults, written out: an apply
@@ -62,17 +49,7 @@ function rollingUpdate(): DeploymentStrategy {
 /** A fixed non-root identity; the data volume is group-writable through fsGroup. */
 const RUN_AS_USER = 1001;
 
-export const VOLUME_NAMES = { config: "config", data: "data", tls: "tls" } as const;
-/** spec.auth's CA, mounted only with spec.auth. */
-export const AUTH_CA_VOLUME = "auth-ca";
-
-/** spec.trust.caBundle: the ConfigMap key mounted as the server's extra CA bundle. */
-interface CaBundleMount {
-  configMapName: string;
-  key: string;
-}
-
-export interface DeploymentInput {
+export interface DeploymentInput extends LayoutInput {
   llsd: string;
   namespace: string;
   image: string;
@@ -80,9 +57,6 @@ export interface DeploymentInput {
   release: string | undefined;
   /** The image is the one configs/distributions.json pins for the release (not spec.distribution.image). */
   pinnedImage: boolean;
-  port: number;
-  /** The ConfigMap holding config.yaml (generated or spec.overrideConfig). */
-  configMapName: string;
   /** sha256 of the generated config; absent with overrideConfig. */
   configHash: string | undefined;
   /** Hash of the referenced objects' resourceVersions: a change rolls the pods. */
@@ -90,14 +64,13 @@ export interface DeploymentInput {
   secretEnv: readonly SecretBinding[];
   /** undefined with autoscaling: the HPA owns the replica count. */
   replicas: number | undefined;
-  dataDir: string;
-  /** The PVC to mount as the data volume (else an emptyDir). */
-  pvcName: string | undefined;
   /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
   recreate: boolean;
   tls: { secretName: string; requireClientCertificate: boolean } | undefined;
-  /** spec.auth's CA: this ConfigMap key becomes the file the config's tls_cafile names. */
-  authCa?: { configMapName: string; key: string } | undefined;
+  // From LayoutInput: ogx (also the start command), port, configMapName
+  // (generated or spec.overrideConfig), dataDir, pvcName, authCa (the file the
+  // config's tls_cafile names), caBundle (spec.trust's, mounted at TRUST_FILE
+  // and named by TRUST.env) and monitoringEnv.
   serviceAccountName: string;
   /** Generated ServiceAccount: no API token is mounted. */
   generatedServiceAccount: boolean;
@@ -119,11 +92,7 @@ export interface DeploymentInput {
   podAnnotations?: Record<string, string> | undefined;
   /** spec.monitoring.metrics: the container port `metrics`. */
   metricsPort?: number | undefined;
-  /** The environment spec.monitoring sets (children/monitoring.ts). */
-  monitoringEnv?: Record<string, string> | undefined;
   terminationGracePeriodSeconds?: number | undefined;
-  /** spec.trust.caBundle: mounted at TRUST_FILE, named by TRUST.env (generated or override config). */
-  caBundle?: CaBundleMount | undefined;
 }
 
 /** Whether the container's environment sets an OTEL_* variable (the image's entrypoint checks the same). */
@@ -134,9 +103,9 @@ function setsOtel(input: DeploymentInput): boolean {
   ].some((name) => name.startsWith("OTEL_"));
 }
 
-/** The container's command: the user's, else the server's own for a pinned OGX image (runtime.ts). */
+/** The container's command: the user's, else the server's own for a pinned OGX image (container.ts). */
 function commandOf(input: DeploymentInput): string[] | undefined {
-  return input.command ?? serverCommand(input.release, input.pinnedImage, setsOtel(input));
+  return input.command ?? serverCommand(input.ogx, input.pinnedImage, setsOtel(input));
 }
 
 /** What the start command needs in the environment: the wrapper's disabled instrumentations. */
@@ -150,13 +119,10 @@ function commandEnv(input: DeploymentInput): Record<string, string> {
  * Our env, then the user's: a user variable replaces one of ours of the same
  * name (only the data paths are allowed to; plan.ts refuses the others).
  */
-function env(input: DeploymentInput): EnvVar[] {
+function env(input: DeploymentInput, own: PodLayout["env"]): EnvVar[] {
   const fixed: EnvVar[] = Object.entries({
-    ...dataEnv(input.dataDir),
-    ...serverEnv(input.release, input.port),
-    ...input.monitoringEnv,
+    ...Object.fromEntries(own.map((e) => [e.name, e.value])),
     ...commandEnv(input),
-    ...(input.caBundle === undefined ? {} : { [TRUST.env]: TRUST_FILE }),
   })
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([name, value]) => ({ name, value }));
@@ -196,53 +162,7 @@ const containerSecurityContext: SecurityContext = {
   runAsNonRoot: true,
 };
 
-/** The config, data, OGX /tmp, TLS, CA bundle and auth CA volumes, with the container's mounts of them. */
-function ourVolumes(input: DeploymentInput): { volumes: Volume[]; mounts: VolumeMount[] } {
-  const volumes: Volume[] = [
-    {
-      name: VOLUME_NAMES.config,
-      configMap: { name: input.configMapName, items: [{ key: CONFIG_FILE, path: CONFIG_FILE }] },
-    },
-    input.pvcName === undefined
-      ? { name: VOLUME_NAMES.data, emptyDir: {} }
-      : { name: VOLUME_NAMES.data, persistentVolumeClaim: { claimName: input.pvcName } },
-  ];
-  const mounts: VolumeMount[] = [
-    { name: VOLUME_NAMES.config, mountPath: CONFIG_MOUNT_DIR, readOnly: true },
-    { name: VOLUME_NAMES.data, mountPath: input.dataDir },
-  ];
-  if (input.release !== undefined && isOgx(input.release)) {
-    volumes.push({
-      name: OGX_TMP.volume,
-      emptyDir: { medium: "Memory", sizeLimit: OGX_TMP.sizeLimit },
-    });
-    mounts.push({ name: OGX_TMP.volume, mountPath: OGX_TMP.mountPath });
-  }
-  if (input.tls !== undefined) {
-    volumes.push({ name: VOLUME_NAMES.tls, secret: { secretName: input.tls.secretName } });
-    mounts.push({ name: VOLUME_NAMES.tls, mountPath: TLS_MOUNT_DIR, readOnly: true });
-  }
-  if (input.caBundle !== undefined) {
-    // One file by subPath: it stays what the pod started with (runtime.ts TRUST).
-    const { configMapName, key } = input.caBundle;
-    volumes.push({
-      name: TRUST.volume,
-      configMap: { name: configMapName, items: [{ key, path: TRUST.file }] },
-    });
-    mounts.push({ name: TRUST.volume, mountPath: TRUST_FILE, subPath: TRUST.file, readOnly: true });
-  }
-  if (input.authCa !== undefined) {
-    const path = AUTH_CA_FILE.slice(AUTH_CA_MOUNT_DIR.length + 1);
-    volumes.push({
-      name: AUTH_CA_VOLUME,
-      configMap: { name: input.authCa.configMapName, items: [{ key: input.authCa.key, path }] },
-    });
-    mounts.push({ name: AUTH_CA_VOLUME, mountPath: AUTH_CA_MOUNT_DIR, readOnly: true });
-  }
-  return { volumes, mounts };
-}
-
-function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]): Container {
+function buildContainer(input: DeploymentInput, layout: PodLayout): Container {
   return defined<Container>({
     name: CONTAINER_NAME,
     image: input.image,
@@ -254,9 +174,9 @@ function buildContainer(input: DeploymentInput, mounts: readonly VolumeMount[]):
         ? []
         : [{ name: METRICS_PORT_NAME, containerPort: input.metricsPort, protocol: "TCP" }]),
     ],
-    env: env(input),
+    env: env(input, layout.env),
     resources: containerResources(input.resources, input.workers),
-    volumeMounts: [...mounts, ...(input.volumeMounts ?? [])],
+    volumeMounts: [...layout.volumes.map((v) => v.mount), ...(input.volumeMounts ?? [])],
     // Every second for up to five minutes: Ready follows the server's start
     // within a second (a real pod: test/node), where a 5 s period made it wait.
     startupProbe: probe(input, { periodSeconds: 1, failureThreshold: 300, timeoutSeconds: 5 }),
@@ -276,12 +196,12 @@ function podAnnotations(input: DeploymentInput): Record<string, string> {
 }
 
 function buildPodSpec(input: DeploymentInput): PodSpec {
-  const { volumes, mounts } = ourVolumes(input);
+  const layout = podLayout(input);
   return defined<PodSpec>({
     serviceAccountName: input.serviceAccountName,
     automountServiceAccountToken: input.generatedServiceAccount ? false : undefined,
-    containers: [buildContainer(input, mounts)],
-    volumes: [...volumes, ...(input.volumes ?? [])],
+    containers: [buildContainer(input, layout)],
+    volumes: [...layout.volumes.map((v) => v.volume), ...(input.volumes ?? [])],
     securityContext: podSecurityContext,
     terminationGracePeriodSeconds: input.terminationGracePeriodSeconds,
     imagePullSecrets: input.imagePullSecrets,

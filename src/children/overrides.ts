@@ -1,40 +1,24 @@
 // The checks on spec.workload.overrides that need what the hook itself puts in
-// the pod: its env names, volume names, mount paths, pod labels and
-// annotations are reserved, and the API server refuses a pod whose volume
-// names or mount paths repeat (README "Workload").
+// the pod: its env names, volume names and mount paths (exactly those of
+// pod-layout.ts), its pod labels and annotations are reserved, and the API
+// server refuses a pod whose volume names or mount paths repeat (README
+// "Workload").
 import type { Overrides } from "../api/workload.js";
-import {
-  AUTH_CA_MOUNT_DIR,
-  CONFIG_MOUNT_DIR,
-  TLS_MOUNT_DIR,
-  isReservedEnvName,
-  OGX_TMP,
-  TRUST,
-} from "../container.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";
-import { AUTH_CA_VOLUME, VOLUME_NAMES } from "./deployment.js";
 import {
   CONFIG_HASH_ANNOTATION,
   CONTROLLER_UID_LABEL,
   INPUTS_HASH_ANNOTATION,
   labelsFor,
 } from "./labels.js";
+import type { PodLayout, Reserved } from "./pod-layout.js";
 
 const AT = "spec.workload.overrides";
 const RESERVED_LABELS = new Set([...Object.keys(labelsFor("x")), CONTROLLER_UID_LABEL]);
 
-export interface PodLayout {
-  /** The data volume's mount path, without a trailing slash. */
-  dataDir: string;
-  /** The release is OGX, which mounts one more volume (/tmp). */
-  ogx: boolean;
-  /** spec.trust is set: the CA bundle's volume and directory are taken. */
-  trust: boolean;
-  /** spec.auth mounts its CA: that volume and directory are taken. */
-  authCa: boolean;
-}
+const namesOf = (reserved: readonly Reserved[]) => new Set(reserved.map((r) => r.name));
 
 interface NameMessages {
   reserved: (name: string) => string;
@@ -65,22 +49,19 @@ function checkNames(
   });
 }
 
-function checkEnv(env: Overrides["env"]): Problem[] {
+function checkEnv(env: Overrides["env"], layout: PodLayout): Problem[] {
+  const reserved = namesOf(layout.reservedEnv);
+  const prefix = layout.reservedEnvPrefix.name;
   return checkNames(
     (env ?? []).map((e) => e.name),
     (i) => `${AT}.env[${i}].name`,
-    isReservedEnvName,
+    (name) => reserved.has(name) || name.startsWith(prefix),
     { reserved: msg.reservedEnv, duplicate: msg.duplicateEnv },
   );
 }
 
 function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem[] {
-  const reserved = new Set<string>([
-    ...Object.values(VOLUME_NAMES),
-    ...(layout.ogx ? [OGX_TMP.volume] : []),
-    ...(layout.trust ? [TRUST.volume] : []),
-    ...(layout.authCa ? [AUTH_CA_VOLUME] : []),
-  ]);
+  const reserved = namesOf(layout.reservedVolumes);
   return checkNames(
     (volumes ?? []).map((v) => v.name),
     (i) => `${AT}.volumes[${i}].name`,
@@ -91,14 +72,7 @@ function checkVolumes(volumes: Overrides["volumes"], layout: PodLayout): Problem
 
 /** Mount paths compare without their trailing slashes. */
 function checkMountPaths(mounts: Overrides["volumeMounts"], layout: PodLayout): Problem[] {
-  const reserved = new Set<string>([
-    CONFIG_MOUNT_DIR,
-    TLS_MOUNT_DIR,
-    layout.dataDir,
-    ...(layout.ogx ? [OGX_TMP.mountPath] : []),
-    ...(layout.trust ? [TRUST.mountDir] : []),
-    ...(layout.authCa ? [AUTH_CA_MOUNT_DIR] : []),
-  ]);
+  const reserved = namesOf(layout.reservedMountPaths);
   return checkNames(
     (mounts ?? []).map((m) => m.mountPath),
     (i) => `${AT}.volumeMounts[${i}].mountPath`,
@@ -127,11 +101,11 @@ function checkPodAnnotations(annotations: Overrides["podAnnotations"]): Problem[
     .map((key) => problem(Reason.InvalidSpec, `${AT}.podAnnotations`, msg.reservedAnnotation(key)));
 }
 
-/** Every problem of the overrides, in the order of their fields. */
+/** Every problem of the overrides, in the order of their fields; `layout` is the pod's (podLayout). */
 export function checkOverrides(overrides: Overrides | undefined, layout: PodLayout): Problem[] {
   if (overrides === undefined) return [];
   return [
-    ...checkEnv(overrides.env),
+    ...checkEnv(overrides.env, layout),
     ...checkVolumes(overrides.volumes, layout),
     ...checkMountPaths(overrides.volumeMounts, layout),
     ...checkPodLabels(overrides.podLabels),

@@ -3,7 +3,6 @@
 // reserved names in the overrides, a claim's immutable fields, the size budget.
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../api/hook.js";
-import type { Spec } from "../api/schema.js";
 import type { Networking } from "../api/workload.js";
 import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
@@ -21,6 +20,7 @@ import { childNames } from "./labels.js";
 import { buildNetworkPolicy, type Peers } from "./network-policy.js";
 import { monitoringEnv, planMonitoring } from "./monitoring.js";
 import { checkOverrides } from "./overrides.js";
+import { podLayout } from "./pod-layout.js";
 import { checkPodRules } from "./pod-rules.js";
 import { allowedDisruptions, buildPdb } from "./pdb.js";
 import { buildPvc, checkPvcChange } from "./pvc.js";
@@ -64,6 +64,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     ...owner,
     image: desired.distribution.image,
     release: desired.distribution.release,
+    ogx: desired.releaseFacts.ogx,
     pinnedImage: desired.distribution.name !== undefined,
     port: desired.port,
     configMapName:
@@ -78,7 +79,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     pvcName: storage === undefined ? undefined : childNames.pvc(llsd),
     recreate: storage !== undefined && storage.accessMode !== "ReadWriteMany",
     tls: desired.tls,
-    authCa: authCaInput(spec),
+    authCa: authCaOf(spec.auth),
     serviceAccountName: overrides?.serviceAccountName ?? childNames.serviceAccount(llsd),
     generatedServiceAccount: overrides?.serviceAccountName === undefined,
     resources: workload?.resources,
@@ -100,11 +101,6 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
     caBundle: spec.trust?.caBundle,
   };
-}
-
-function authCaInput(spec: Spec): DeploymentInput["authCa"] {
-  const ca = authCaOf(spec.auth);
-  return ca === undefined ? undefined : { configMapName: ca.configMapName, key: ca.key };
 }
 
 function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
@@ -207,7 +203,8 @@ export function planChildren(input: PlanInput): Plan {
   const { spec } = desired;
   const generated = generatedOf(desired);
   const owner: Owner = { llsd: desired.llsd, namespace: desired.namespace };
-  const desiredDeployment = buildDeployment(deploymentInputOf(desired, owner));
+  const deploymentInput = deploymentInputOf(desired, owner);
+  const desiredDeployment = buildDeployment(deploymentInput);
   const storage = storageChildren(input, owner);
   const scaling = scalingChildren(desired, owner);
   const monitoring = planMonitoring(
@@ -243,12 +240,7 @@ export function planChildren(input: PlanInput): Plan {
     ...monitoring.children,
   ];
   const problems = [
-    ...checkOverrides(spec.workload?.overrides, {
-      dataDir: desired.dataDir,
-      ogx: desired.releaseFacts.ogx === true,
-      trust: spec.trust !== undefined,
-      authCa: authCaOf(spec.auth) !== undefined,
-    }),
+    ...checkOverrides(spec.workload?.overrides, podLayout(deploymentInput)),
     ...checkPodRules(spec.workload, desiredDeployment),
     ...storage.problems,
     ...monitoring.problems,

@@ -3,14 +3,13 @@
 // budget of bytes (CACHE_MIB), bounded by what the values hold, not by their
 // count (one large config weighs as much as hundreds of small ones), least
 // recently used first out:
-//   - config generation, keyed by a sha256 of the inputs that matter (the spec,
-//     the resolved distribution, env names, server settings, a custom image's
-//     base config text) as canonical JSON:
+//   - config generation, keyed by the object-hash (sha256) of the inputs that
+//     matter (the spec, the resolved distribution, env names, server settings,
+//     a custom image's base config text), docs/adr/0009:
 //     it serves requests whose observed objects changed but whose spec did not;
 //   - whole sync responses, keyed by the request's bytes (./responses.ts).
 // The catalog and the app's options are fixed per process, so neither is in a key.
-import { createHash, randomBytes } from "node:crypto";
-import { canonicalJson } from "../lib/json.js";
+import objectHash from "object-hash";
 import type { GenerateInput } from "../config/generate.js";
 
 interface CacheStats {
@@ -105,11 +104,19 @@ export interface Memoized<R> {
 }
 
 /**
- * Stands for `undefined` in a key, which JSON would drop: a field set to
- * undefined stays apart from a missing one. Random per process, so no value
- * in a spec can spell it.
+ * object-hash's options for a key: keys in any order, lists in theirs, each
+ * value's type written (a string is not a number, a field set to undefined is
+ * not a missing one), and no prototypes (the inputs are parsed JSON). An
+ * object reached twice is hashed as a repeat, not as its value: the inputs
+ * must stay trees (docs/adr/0009).
  */
-const UNDEFINED = `undefined:${randomBytes(16).toString("hex")}`;
+const HASH = {
+  algorithm: "sha256",
+  encoding: "base64",
+  respectType: false,
+  unorderedArrays: false,
+  unorderedObjects: true,
+} as const;
 
 /** The key of a generation: what generateConfig reads besides the fixed catalog. */
 export function generationKey(input: GenerateInput): string {
@@ -122,7 +129,7 @@ export function generationKey(input: GenerateInput): string {
     // A custom image's base config: its text is read, not only its name.
     base: input.base ?? null,
   };
-  return createHash("sha256").update(canonicalJson(inputs, UNDEFINED)).digest("base64");
+  return objectHash(inputs, HASH);
 }
 
 export function memoize<R>(fn: (input: GenerateInput) => R, options: MemoOptions<R>): Memoized<R> {

@@ -7,6 +7,7 @@ const BASE: DeploymentInput = {
   namespace: "default",
   image: "img:1",
   release: "0.7.3",
+  ogx: false,
   pinnedImage: true,
   port: 8321,
   configMapName: "llama-config-0123456789",
@@ -102,13 +103,13 @@ describe("buildDeployment", () => {
       ],
       [
         "OGX: /tmp in memory",
-        { release: "1.5.0" },
+        { release: "1.5.0", ogx: true },
         ["config:configMap", "data:emptyDir", "ogx-tmp:emptyDir"],
         ["/etc/llama-stack", "/.llama", "/tmp"],
       ],
       [
         "a custom image is not OGX",
-        { release: undefined },
+        { release: undefined, ogx: undefined },
         ["config:configMap", "data:emptyDir"],
         ["/etc/llama-stack", "/.llama"],
       ],
@@ -162,13 +163,14 @@ describe("buildDeployment", () => {
       ],
       [
         "OGX reads its port from OGX_PORT",
-        { release: "1.5.0" },
+        { release: "1.5.0", ogx: true },
         ["FILES_STORAGE_DIR", "HF_HOME", "HOME", "OGX_PORT", "RUN_CONFIG_PATH", "SQLITE_STORE_DIR"],
       ],
       [
         "Secret-backed variables after ours",
         {
           release: "1.5.0",
+          ogx: true,
           secretEnv: [{ name: "LLSD_KEY", secretName: "s", key: "k", specPath: "spec.x" }],
         },
         [
@@ -185,6 +187,7 @@ describe("buildDeployment", () => {
         "a user variable replaces ours of the same name, and comes last",
         {
           release: "1.5.0",
+          ogx: true,
           userEnv: [
             { name: "HOME", value: "/home" },
             { name: "EXTRA", value: "1" },
@@ -295,24 +298,24 @@ describe("buildDeployment", () => {
       const OTEL = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
       const rows: [why: string, over: Partial<DeploymentInput>, command: string[] | undefined][] = [
         ["a Llama Stack release keeps its image's entrypoint", {}, undefined],
-        ["a pinned OGX image runs `ogx run <config>`", { release: "1.5.0" }, RUN],
-        ["so does 1.4.1", { release: "1.4.1" }, RUN],
+        ["a pinned OGX image runs `ogx run <config>`", { release: "1.5.0", ogx: true }, RUN],
+        ["so does 1.4.1", { release: "1.4.1", ogx: true }, RUN],
         [
           "a custom image keeps its entrypoint",
-          { release: "1.5.0", pinnedImage: false },
+          { release: "1.5.0", ogx: true, pinnedImage: false },
           undefined,
         ],
         [
           "an OTEL_* variable from spec.monitoring: under opentelemetry-instrument",
-          { release: "1.5.0", monitoringEnv: OTEL },
+          { release: "1.5.0", ogx: true, monitoringEnv: OTEL },
           ["opentelemetry-instrument", ...RUN],
         ],
         [
           "an OTEL_* variable of the user's: the same",
-          { release: "1.5.0", userEnv: [{ name: "OTEL_SERVICE_NAME", value: "x" }] },
+          { release: "1.5.0", ogx: true, userEnv: [{ name: "OTEL_SERVICE_NAME", value: "x" }] },
           ["opentelemetry-instrument", ...RUN],
         ],
-        ["the user's command wins", { release: "1.5.0", command: ["sh"] }, ["sh"]],
+        ["the user's command wins", { release: "1.5.0", ogx: true, command: ["sh"] }, ["sh"]],
       ];
       for (const [why, over, command] of rows)
         it(why, () => expect(container(over)?.command).to.deep.equal(command));
@@ -320,17 +323,17 @@ describe("buildDeployment", () => {
       const disabled = (over: Partial<DeploymentInput>) =>
         container(over)?.env?.find((e) => e.name === "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS");
       it("the wrapper turns off the asyncpg and sqlite3 instrumentations, as the entrypoint does", () =>
-        expect(disabled({ release: "1.5.0", monitoringEnv: OTEL })).to.deep.equal({
+        expect(disabled({ release: "1.5.0", ogx: true, monitoringEnv: OTEL })).to.deep.equal({
           name: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS",
           value: "asyncpg,sqlite3",
         }));
       it("a value of the user's replaces ours; no wrapper, no value", () => {
         const mine = { name: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", value: "requests" };
-        expect(disabled({ release: "1.5.0", userEnv: [mine] })).to.deep.equal(mine);
-        expect(disabled({ release: "1.5.0" })).to.equal(undefined);
-        expect(disabled({ release: "1.5.0", monitoringEnv: OTEL, command: ["sh"] })).to.equal(
-          undefined,
-        );
+        expect(disabled({ release: "1.5.0", ogx: true, userEnv: [mine] })).to.deep.equal(mine);
+        expect(disabled({ release: "1.5.0", ogx: true })).to.equal(undefined);
+        expect(
+          disabled({ release: "1.5.0", ogx: true, monitoringEnv: OTEL, command: ["sh"] }),
+        ).to.equal(undefined);
       });
     });
     it("spec.monitoring.metrics: the container port metrics after http", () =>
@@ -342,6 +345,7 @@ describe("buildDeployment", () => {
       expect(
         envNames({
           release: "1.5.0",
+          ogx: true,
           monitoringEnv: { OTEL_SERVICE_NAME: "llama", OGX_METRICS_PORT: "9464" },
         }),
       ).to.deep.equal([

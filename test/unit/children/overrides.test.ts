@@ -2,20 +2,25 @@
 // the pod is reserved, and what the API server refuses twice is refused once.
 import { expect } from "chai";
 import type { Overrides } from "../../../src/api/workload.js";
-import { checkOverrides, type PodLayout } from "../../../src/children/overrides.js";
+import { checkOverrides } from "../../../src/children/overrides.js";
+import { podLayout, type LayoutInput } from "../../../src/children/pod-layout.js";
 import { msg } from "../../../src/messages.js";
 import { formatProblem } from "../../../src/problems.js";
 
 const AT = "spec.workload.overrides";
-const LLAMA: PodLayout = { dataDir: "/.llama", ogx: false, trust: false, authCa: false }; // 0.7.3
-const OGX: PodLayout = { dataDir: "/.llama", ogx: true, trust: false, authCa: false }; // 1.5.0
-const CUSTOM_IMAGE: PodLayout = {
-  dataDir: "/data",
-  ogx: false, // release unknown: no OGX volume
-  trust: false,
-  authCa: false,
+// The layouts the checks reserve: what the Deployment mounts for each input (pod-layout.ts).
+const LLAMA: LayoutInput = {
+  configMapName: "llama-config",
+  dataDir: "/.llama",
+  pvcName: undefined,
+  ogx: false, // 0.7.3
+  port: 8321,
+  tls: undefined,
 };
-const TRUSTING: PodLayout = { ...LLAMA, trust: true };
+const OGX: LayoutInput = { ...LLAMA, ogx: true }; // 1.5.0
+const CUSTOM_IMAGE: LayoutInput = { ...LLAMA, dataDir: "/data", ogx: undefined }; // release unknown: no OGX volume
+const BUNDLE = { configMapName: "ca", key: "ca.crt" };
+const TRUSTING: LayoutInput = { ...LLAMA, caBundle: BUNDLE };
 const env = (...names: string[]) => names.map((name) => ({ name, value: "x" }));
 const volumes = (...names: string[]) => names.map((name) => ({ name, emptyDir: {} }));
 const mounts = (...paths: string[]) => paths.map((mountPath, i) => ({ name: `v${i}`, mountPath }));
@@ -24,7 +29,7 @@ describe("checkOverrides", () => {
   const rows: [
     why: string,
     overrides: Overrides | undefined,
-    layout: PodLayout,
+    layout: LayoutInput,
     problems: string[],
   ][] = [
     ["no overrides", undefined, LLAMA, []],
@@ -140,7 +145,7 @@ describe("checkOverrides", () => {
     [
       "auth-ca and its path (trailing slash too) are ours with spec.auth",
       { volumes: volumes("auth-ca"), volumeMounts: mounts("/etc/llama-stack/auth-ca//") },
-      { ...LLAMA, authCa: true },
+      { ...LLAMA, authCa: BUNDLE },
       [
         `${AT}.volumes[0].name: ${msg.reservedVolume("auth-ca")}`,
         `${AT}.volumeMounts[0].mountPath: ${msg.reservedMountPath("/etc/llama-stack/auth-ca//")}`,
@@ -231,11 +236,14 @@ describe("checkOverrides", () => {
   ];
   for (const [why, overrides, layout, problems] of rows)
     it(why, () =>
-      expect(checkOverrides(overrides, layout).map(formatProblem)).to.deep.equal(problems),
+      expect(checkOverrides(overrides, podLayout(layout)).map(formatProblem)).to.deep.equal(
+        problems,
+      ),
     );
 
   it("a hundred and twenty-eight variables of one name: each after the first once", () => {
-    const problems = checkOverrides({ env: env(...Array.from({ length: 128 }, () => "A")) }, LLAMA);
+    const overrides = { env: env(...Array.from({ length: 128 }, () => "A")) };
+    const problems = checkOverrides(overrides, podLayout(LLAMA));
     expect(problems).to.have.length(127);
   });
 });

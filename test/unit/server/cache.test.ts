@@ -252,8 +252,19 @@ describe("generationKey", () => {
       b: { s: {} },
       same: false,
     },
-    // the sentinel for undefined cannot be spelled by a value
+    // no string stands for undefined
     { name: "a string like undefined", a: { x: "undefined" }, b: { x: undefined }, same: false },
+    // one object reached twice is hashed as a repeat, not as its value: a miss,
+    // never a wrong hit, and parsed JSON never shares an object (ADR 0009)
+    {
+      name: "one object twice against two equal copies",
+      a: (() => {
+        const shared = { v: 1 };
+        return { p: shared, q: shared };
+      })(),
+      b: { p: { v: 1 }, q: { v: 1 } },
+      same: false,
+    },
     // nested objects are unordered too
     {
       name: "nested key order",

@@ -1,4 +1,4 @@
-// The hook's metrics (README "Hook metrics"): label values from fixed sets only,
+// The hook's metrics (docs/operations/metrics.md): label values from fixed sets only,
 // counted per outcome, and the parent's name only behind the opt-in. The text
 // is parsed by a real Prometheus parser in test/install/hook-metrics.test.ts.
 import { expect } from "chai";

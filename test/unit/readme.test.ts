@@ -3,28 +3,17 @@
 // the hook can report is in the reasons table, every relative link points at a
 // file and heading that exist, and the curl example's request is current.
 import { expect } from "chai";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { parse } from "yaml";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { Reason } from "../../src/problems.js";
 import { ConditionReason } from "../../src/compute-status.js";
 import { exampleRequestJson } from "../golden/example-request.js";
+import { docFiles, root } from "../docs/examples.js";
 import { docSection } from "../install/tools.js";
 
-const root = join(import.meta.dirname, "..", "..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
-
-/** README.md and every Markdown file under docs/, relative to the repository. */
-export function docFiles(): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(join(root, dir)).flatMap((name) => {
-      const path = join(dir, name);
-      if (statSync(join(root, path)).isDirectory()) return walk(path);
-      return name.endsWith(".md") ? [path] : [];
-    });
-  return ["README.md", ...walk("docs").sort()];
-}
 
 /**
  * Links to files another branch writes: a link to one is not checked until

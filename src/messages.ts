@@ -14,7 +14,7 @@ function product(release: string): string {
 export const msg = {
   // distribution
   unknownDistribution: (name: string, known: readonly string[]) =>
-    `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or set distribution.image together with spec.overrideConfig`,
+    `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or for an image of your own set distribution.image with distribution.baseConfig and distribution.release (the image's config.yaml as the base), or with spec.overrideConfig (the whole config)`,
   releaseWithoutDistribution: (name: string, release: string, releases: readonly string[]) =>
     `${product(release)} is not supported for ${name}; use one of ${list(releases)}, or omit release for the newest`,
   retiredDistribution: (name: string, last: string, replacement: string) =>

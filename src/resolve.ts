@@ -79,15 +79,11 @@ export function parseSpec(spec: unknown, name: string): Result<Spec> {
     const problems = [problem(Reason.InvalidSpec, path, shape.problem.detail)];
     return { ok: false, problems, warnings: [] };
   }
-  const parsed = LlamaStackDistribution.safeParse({
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name },
-    spec,
-  });
+  const input = { apiVersion: API_VERSION, kind: KIND, metadata: { name }, spec };
+  const parsed = LlamaStackDistribution.safeParse(input);
   return parsed.success
     ? { ok: true, value: parsed.data.spec, warnings: [] }
-    : { ok: false, problems: problemsFromZod(parsed.error), warnings: [] };
+    : { ok: false, problems: problemsFromZod(parsed.error, input), warnings: [] };
 }
 
 export function resolve(observed: Observed, ctx: ResolveContext): Resolution {

@@ -94,14 +94,15 @@ export function requestOf(text: string, source: string): RenderRequest {
     (related[`${obj.kind}.v1`] as Record<string, KubeObject>)[`${namespace}/${obj.metadata.name}`] =
       obj;
   }
-  const parsed = SyncRequest.safeParse({
+  const input = {
     parent: { ...cr, metadata: { generation: 1, ...metadata } },
     children: {},
     related,
-  });
+  };
+  const parsed = SyncRequest.safeParse(input);
   if (!parsed.success)
     throw new RenderError(
-      problemsFromZod(parsed.error)
+      problemsFromZod(parsed.error, input)
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );

@@ -36,7 +36,8 @@ const refused: { name: string; text: string; error: string }[] = [
   {
     name: "metadata that is not an object's metadata",
     text: `${HEAD}metadata: {name: 5}\nspec: {distribution: {name: starter}}\n`,
-    error: "cr.yaml: metadata.name: Invalid input: expected string, received number",
+    error:
+      'cr.yaml: metadata.name: expected a string, but YAML read 5 as a number; quote it: name: "5"',
   },
 ];
 

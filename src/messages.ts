@@ -30,7 +30,7 @@ export const msg = {
     `${product(release)} publishes no image for ${name}; build one and map it in the hook's IMAGE_OVERRIDES_FILE (${name}:${release}: <image>), or use distribution.image with spec.overrideConfig`,
   retiredImage: (image: string, why: string) => `the image ${image} is retired: ${why}`,
   newerReleaseAvailable: (release: string, from: string, newest: string) =>
-    `runs ${product(release)} (from ${from}); ${product(newest)} is available: set spec.distribution.release to "${newest}" to move (the README's "Releases" section says what changes)`,
+    `runs ${product(release)} (from ${from}); ${product(newest)} is available: set spec.distribution.release to "${newest}" to move (docs/guide/distribution-and-releases.md says what changes)`,
   overrideNeedsTls: (configMap: string, release: string) =>
     `ConfigMap ${configMap}'s config.yaml sets neither server.tls_certfile and server.tls_keyfile nor server.insecure: true, and ${product(release)} refuses to start without TLS; add server.insecure: true (plain HTTP inside the cluster), or enable TLS`,
   removedApi: (api: string, release: string, removedIn: string) =>

@@ -325,7 +325,7 @@ function clientError(
   if (e.type === "entity.too.large")
     return {
       status: 413,
-      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section`,
+      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
     };
   const known =
     own(bodyErrors, e.type ?? "") ??

@@ -1,6 +1,6 @@
 // A problem found while turning a spec into a config and children: where (a
 // field path in the LlamaStackDistribution), what and the fix (the message),
-// and a CamelCase reason for status conditions (README "Reasons").
+// and a CamelCase reason for status conditions (docs/operations/status.md).
 import type { z } from "zod";
 import { explainIssues } from "./shape-messages.js";
 

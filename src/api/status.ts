@@ -1,4 +1,4 @@
-// The status llsd-hook writes (README "Status"). Also zod, so the CRD's status schema
+// The status llsd-hook writes (docs/operations/status.md). Also zod, so the CRD's status schema
 // comes from the same source and nothing the hook writes gets pruned.
 import { z } from "zod";
 

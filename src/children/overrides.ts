@@ -1,7 +1,7 @@
 // The checks on spec.workload.overrides that need what the hook itself puts in
 // the pod: its env names, volume names, mount paths, pod labels and
 // annotations are reserved, and the API server refuses a pod whose volume
-// names or mount paths repeat (README "Workload").
+// names or mount paths repeat (docs/guide/workload.md).
 import type { Overrides } from "../api/workload.js";
 import {
   AUTH_CA_MOUNT_DIR,

@@ -1,4 +1,4 @@
-// A custom image's own config.yaml (spec.distribution.baseConfig, README
+// A custom image's own config.yaml (spec.distribution.baseConfig, docs/guide/distribution-and-releases.md
 // "Custom images"), checked the way a shipped base is before anything is
 // generated on it: it parses as YAML (1.1, as the server's PyYAML reads it),
 // it is a mapping whose typed sections the model can read (model.ts), it fits

@@ -1,5 +1,5 @@
-// The config's server section (README "Networking", "Workload" and "API
-// authentication"): the port, the TLS files, the workers, auth and, where the
+// The config's server section (docs/guide/networking.md, workload.md and
+// auth.md): the port, the TLS files, the workers, auth and, where the
 // release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
 import { parse } from "yaml";

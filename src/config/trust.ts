@@ -1,4 +1,4 @@
-// spec.trust.caBundle in the config (README "Trusting a private CA"): every
+// spec.trust.caBundle in the config (docs/guide/trust.md): every
 // provider whose config has `network` gets
 //
 //   network.tls: { verify: ${env.LLSD_TRUST_CA_BUNDLE}, min_version: TLSv1.2 }

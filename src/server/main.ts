@@ -5,10 +5,10 @@
 //   TLS_CERT_FILE, TLS_KEY_FILE   serve HTTPS with this certificate (reloaded when the files change)
 //   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
 //   LOG_LEVEL              pino level (info)
-//   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
+//   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
-//   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); README "Hook metrics"
+//   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
 //                          (one series per parent and outcome; off by default)
 import { readFileSync, statSync } from "node:fs";

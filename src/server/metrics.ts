@@ -1,4 +1,4 @@
-// The hook's own metrics (README "Hook metrics"), in Prometheus text format
+// The hook's own metrics (docs/operations/metrics.md), in Prometheus text format
 // from prom-client, on a port of their own (METRICS_PORT) so that the
 // NetworkPolicy can let Prometheus scrape without letting it call /sync.
 // One Registry per app, never prom-client's global one. No label takes a value

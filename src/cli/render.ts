@@ -74,8 +74,17 @@ export interface RenderRequest {
 /** The file's LlamaStackDistribution as Metacontroller would send it, its references assumed to exist. */
 export function requestOf(text: string, source: string): RenderRequest {
   const docs = parseStrictly(text, source);
-  const cr = docs.find((d) => (d as { kind?: string } | null)?.kind === KIND) as
-    Record<string, unknown> | undefined;
+  const crs = docs.filter((d) => (d as { kind?: string } | null)?.kind === KIND) as Record<
+    string,
+    unknown
+  >[];
+  if (crs.length > 1) {
+    const names = crs.map((c) => String((c["metadata"] as { name?: unknown } | undefined)?.name));
+    throw new RenderError(
+      `${source}: ${crs.length} documents of kind ${KIND} (${names.join(", ")}); render takes one: put each in a file of its own`,
+    );
+  }
+  const cr = crs[0];
   if (cr === undefined)
     throw new RenderError(
       `${source}: no document of kind ${KIND} (apiVersion ${API_VERSION}); the file has ${docs.length} document(s)`,

@@ -34,6 +34,13 @@ const refused: { name: string; text: string; error: string }[] = [
       "cr.yaml: no document of kind LlamaStackDistribution (apiVersion llamastack.io/v1alpha2); the file has 1 document(s)",
   },
   {
+    // the second used to be ignored without a word
+    name: "two LlamaStackDistributions in one file",
+    text: `${HEAD}metadata: {name: a}\nspec: {distribution: {name: starter}}\n---\n${HEAD}metadata: {name: b}\nspec: {distribution: {name: starter}}\n`,
+    error:
+      "cr.yaml: 2 documents of kind LlamaStackDistribution (a, b); render takes one: put each in a file of its own",
+  },
+  {
     name: "metadata that is not an object's metadata",
     text: `${HEAD}metadata: {name: 5}\nspec: {distribution: {name: starter}}\n`,
     error:

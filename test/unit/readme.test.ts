@@ -6,6 +6,9 @@ import { expect } from "chai";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { parse } from "yaml";
+import { requestOf } from "../../src/cli/render.js";
+import { sync } from "../../src/sync.js";
+import { configOf, syncContext } from "../golden/harness.js";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { Reason } from "../../src/problems.js";
 import { ConditionReason } from "../../src/compute-status.js";
@@ -62,6 +65,43 @@ describe("README", () => {
     expect(LlamaStackDistribution.safeParse(parse(minimal)).success).to.equal(true);
     const specLines = minimal.slice(minimal.indexOf("spec:")).trim().split("\n").length - 1;
     expect(specLines).to.be.at.most(10);
+  });
+
+  it("says what the starter enables and requests as examples/minimal.yaml generates it", () => {
+    const text = readFileSync(join(root, "examples", "minimal.yaml"), "utf8");
+    const outcome = sync(
+      requestOf(text, "minimal.yaml").request,
+      "2026-11-01T12:00:00Z",
+      syncContext(),
+    );
+    if (outcome.kind !== "ok") throw new Error(outcome.message);
+    const config = parse(configOf(outcome.response) ?? "") as {
+      providers: Record<string, { provider_id: string; provider_type: string }[]>;
+      registered_resources: { models: unknown[] };
+    };
+    const entries = Object.values(config.providers).flat();
+    const conditional = entries.filter((p) => p.provider_id.startsWith("${env."));
+    const always = entries.filter((p) => !conditional.includes(p)).map((p) => p.provider_type);
+    const flat = readme.replace(/\s+/g, " ");
+    expect(flat).to.include(
+      `has ${entries.length} provider entries in ${Object.keys(config.providers).length} APIs`,
+    );
+    expect(flat).to.include(`${conditional.length} of them are turned on only when`);
+    expect(flat).to.include(`so ${entries.length - conditional.length} are always on`);
+    for (const type of ["inline::sentence-transformers", "inline::faiss", "inline::sqlite-vec"])
+      expect(always, type).to.include(type);
+    expect(flat).to.include(
+      `lists ${["zero", "one", "two", "three", "four", "five"][config.registered_resources.models.length]} models`,
+    );
+    const deployment = outcome.response.children.find(
+      (c) => c.kind === "Deployment",
+    ) as unknown as {
+      spec: { template: { spec: { containers: { resources: unknown }[] } } };
+    };
+    expect(deployment.spec.template.spec.containers[0]?.resources).to.deep.equal({
+      requests: { cpu: "250m", memory: "512Mi" },
+    });
+    expect(flat).to.include("requests 250m CPU and 512Mi of memory and has no limit");
   });
 
   it("examples/sync-request.json is current (npm run example-request)", () => {

@@ -11,6 +11,8 @@ import { collectReferences, scanReferences, type Reference } from "../references
 import { sync, type SyncContext } from "../sync.js";
 import { formatProblem, problemsFromZod } from "../problems.js";
 import { stringify } from "yaml";
+import { toV1alpha2 } from "../convert/convert.js";
+import { V1ALPHA1_API_VERSION } from "../convert/v1alpha1.js";
 
 export interface Rendered {
   /** Multi-document YAML of the children. */
@@ -69,6 +71,8 @@ export interface RenderRequest {
   request: SyncRequest;
   refs: Reference[];
   namespace: string;
+  /** The file held a llamastack.io/v1alpha1 object, converted as the conversion webhook does. */
+  converted: boolean;
 }
 
 /** The file's LlamaStackDistribution as Metacontroller would send it, its references assumed to exist. */
@@ -84,11 +88,13 @@ export function requestOf(text: string, source: string): RenderRequest {
       `${source}: ${crs.length} documents of kind ${KIND} (${names.join(", ")}); render takes one: put each in a file of its own`,
     );
   }
-  const cr = crs[0];
-  if (cr === undefined)
+  const found = crs[0];
+  if (found === undefined)
     throw new RenderError(
       `${source}: no document of kind ${KIND} (apiVersion ${API_VERSION}); the file has ${docs.length} document(s)`,
     );
+  const converted = found["apiVersion"] === V1ALPHA1_API_VERSION;
+  const cr = converted ? fromV1alpha1(found, source) : found;
   const metadata = { namespace: "default", ...((cr["metadata"] ?? {}) as Record<string, unknown>) };
   const parsedSpec = LlamaStackDistributionSpec.safeParse(cr["spec"]);
   const refs = parsedSpec.success
@@ -115,19 +121,33 @@ export function requestOf(text: string, source: string): RenderRequest {
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );
-  return { request: parsed.data, refs, namespace };
+  return { request: parsed.data, refs, namespace, converted };
+}
+
+/** A v1alpha1 object as the conversion webhook turns it into v1alpha2, or why it cannot be. */
+function fromV1alpha1(cr: Record<string, unknown>, source: string): Record<string, unknown> {
+  const result = toV1alpha2(cr);
+  if (!result.ok)
+    throw new RenderError(result.problems.map((p) => `${source}: ${formatProblem(p)}`).join("\n"));
+  return result.value;
 }
 
 export function render(text: string, source: string, ctx: SyncContext, now: Date): Rendered {
-  const { request, refs, namespace } = requestOf(text, source);
+  const { request, refs, namespace, converted } = requestOf(text, source);
   const outcome = sync(request, isoSeconds(now), ctx);
   if (outcome.kind === "conflict") throw new RenderError(outcome.message);
-  const notes =
-    refs.length > 0
+  const notes = [
+    ...(converted
+      ? [
+          `note: converted from ${V1ALPHA1_API_VERSION} to ${API_VERSION} as the conversion webhook does (docs/conversion.md)`,
+        ]
+      : []),
+    ...(refs.length > 0
       ? [
           `note: assuming these exist in namespace ${namespace}: ${[...new Set(refs.map((r) => `${r.kind}/${r.name}`))].join(", ")}`,
         ]
-      : [];
+      : []),
+  ];
   const status = outcome.response.status as {
     phase?: string;
     conditions?: { type: string; status: string; message: string }[];

@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { render, RenderError } from "../../../src/cli/render.js";
+import { toV1alpha2 } from "../../../src/convert/convert.js";
 import { generateConfig } from "../../../src/config/generate.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { syncContext } from "../../golden/harness.js";
@@ -41,6 +42,12 @@ const refused: { name: string; text: string; error: string }[] = [
       "cr.yaml: 2 documents of kind LlamaStackDistribution (a, b); render takes one: put each in a file of its own",
   },
   {
+    name: "a llamastack.io/v1alpha1 object that does not convert",
+    text: "apiVersion: llamastack.io/v1alpha1\nkind: LlamaStackDistribution\nmetadata: {name: llama}\nspec:\n  replicas: two\n  server: {distribution: {name: starter}}\n",
+    error:
+      "cr.yaml: spec.replicas: must be an integer, not a string; correct it through llamastack.io/v1alpha1 (kubectl edit) so that the object converts",
+  },
+  {
     name: "metadata that is not an object's metadata",
     text: `${HEAD}metadata: {name: 5}\nspec: {distribution: {name: starter}}\n`,
     error:
@@ -67,6 +74,25 @@ describe("llsd-hook render", () => {
     expect(out.failed).to.equal(false);
     expect(out.children).to.include("kind: Deployment");
     expect(out.status).to.include("phase: Pending");
+  });
+
+  it("converts a llamastack.io/v1alpha1 object as the conversion webhook does, and says so", () => {
+    const v1alpha1 = {
+      apiVersion: "llamastack.io/v1alpha1",
+      kind: "LlamaStackDistribution",
+      metadata: { name: "llama" },
+      spec: { replicas: 1, server: { distribution: { name: "starter" } } },
+    };
+    const converted = toV1alpha2(v1alpha1);
+    if (!converted.ok) throw new Error("the sample does not convert");
+    const out = render(JSON.stringify(v1alpha1), "cr.yaml", syncContext(), NOW);
+    expect(out.notes[0]).to.equal(
+      "note: converted from llamastack.io/v1alpha1 to llamastack.io/v1alpha2 as the conversion webhook does (docs/conversion.md)",
+    );
+    expect(out.failed).to.equal(false);
+    const direct = render(JSON.stringify(converted.value), "cr.yaml", syncContext(), NOW);
+    expect(out.children).to.equal(direct.children);
+    expect(out.status).to.equal(direct.status);
   });
 
   it("reports a spec problem as the status's field-and-fix line, and fails", () => {

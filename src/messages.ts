@@ -257,7 +257,7 @@ export const msg = {
   crossNamespaceConfigMap: (namespace: string, name: string, own: string) =>
     `the llamastack.io/v1alpha1 object ran the config of ConfigMap ${namespace}/${name} (spec.server.userConfig), and llsd-hook reads ConfigMaps only from the resource's own namespace${own === "" ? "" : ` (${own})`}; copy the ConfigMap there and set spec.overrideConfig.configMapName: ${name}`,
   caBundleNotConverted: (key: string) =>
-    `the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation ${key} but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names none, several, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it`,
+    `the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation ${key} but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names several keys, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it`,
   plannedFieldNotApplied: (v1alpha1Field: string, planned: string, key: string) =>
     `the llamastack.io/v1alpha1 field ${v1alpha1Field} is kept in the annotation ${key} but not applied: llsd-hook has no field for it yet (${planned} is planned); meanwhile set the equivalent under spec.workload.overrides, or remove the annotation to drop it`,
 

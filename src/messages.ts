@@ -273,6 +273,8 @@ export const msg = {
   // trust (src/config/trust.ts)
   caBundleOwnTls: (id: string) =>
     `sets provider ${id}'s TLS itself, so spec.trust.caBundle is not applied to it; to trust the bundle there too, set verify: \${env.${TRUST.env}} together with min_version: TLSv1.2 (a verify path alone replaces the system trust store), or remove network.tls`,
+  caBundleOverrideUnused: (configMap: string) =>
+    `ConfigMap ${configMap}'s config.yaml (spec.overrideConfig) never refers to \${env.${TRUST.env}}, so no provider uses the bundle: the hook mounts it but cannot edit that config; in each provider that calls a service of your CA, set network.tls: { verify: \${env.${TRUST.env}}, min_version: TLSv1.2 }, or remove spec.trust`,
   caBundleUnreachable: (providers: readonly string[]) =>
     `${list(providers)} cannot take a CA bundle from their config (they have no network settings): they trust only the image's system store, which is enough for public services; a service of theirs behind your private CA needs plain HTTP inside the cluster, a certificate that store trusts, or an image whose system store has your CA`,
   // auth (src/config/auth.ts, src/children/overrides.ts)

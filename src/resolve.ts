@@ -19,6 +19,8 @@ import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import type { CustomBase } from "./config/base-config.js";
 import { formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
+import { CONFIG_FILE } from "./config/runtime.js";
+import { checkOverrideTrust } from "./config/trust.js";
 import { ConditionReason } from "./compute-status.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
@@ -162,6 +164,29 @@ const baseNotRead: Check = {
   message: msg.baseConfigNotRead(),
 };
 
+/** What an overrideConfig's own config.yaml lacks: TLS on a strict release, a use of the CA bundle. */
+function overrideWarnings(
+  spec: Spec,
+  configMapName: string,
+  override: KubeObject | undefined,
+  release: string | undefined,
+  ctx: ResolveContext,
+): Problem[] {
+  if (override === undefined) return [];
+  const tls =
+    release === undefined
+      ? undefined
+      : checkOverrideTls(override, own(ctx.catalog.byRelease, release));
+  const data = override["data"];
+  const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
+  const trust = checkOverrideTrust(
+    spec.trust,
+    configMapName,
+    typeof text === "string" ? text : undefined,
+  );
+  return [tls, trust].filter((w) => w !== undefined);
+}
+
 function resolveConfig(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: ResolvedDistribution,
@@ -174,13 +199,9 @@ function resolveConfig(
   if (spec.overrideConfig !== undefined) {
     const configMapName = spec.overrideConfig.configMapName;
     const override = related.configMaps.get(configMapName);
-    const tls =
-      release === undefined || override === undefined
-        ? undefined
-        : checkOverrideTls(override, own(ctx.catalog.byRelease, release));
     return {
       check: { ok: true },
-      warnings: tls === undefined ? [] : [tls],
+      warnings: overrideWarnings(spec, configMapName, override, release, ctx),
       desired: { source: "override", configMapName },
     };
   }

@@ -45,6 +45,41 @@ function assumedObjects(refs: readonly Reference[], namespace: string): KubeObje
   }));
 }
 
+/**
+ * The Secrets and ConfigMaps of the file (apiVersion v1) in `namespace`, as
+ * the API server would hold them: a Secret's stringData joins its data. Only
+ * their keys and a ConfigMap's text are read; nothing of them is printed.
+ */
+function objectsInFile(docs: readonly unknown[], namespace: string): KubeObject[] {
+  return docs.flatMap((d) => {
+    const o = d as Record<string, unknown> | null;
+    const meta = (o?.["metadata"] ?? {}) as { name?: unknown; namespace?: unknown };
+    if (o?.["apiVersion"] !== "v1" || (o["kind"] !== "Secret" && o["kind"] !== "ConfigMap"))
+      return [];
+    if (typeof meta.name !== "string" || (meta.namespace ?? namespace) !== namespace) return [];
+    const strings = (o["stringData"] ?? {}) as Record<string, unknown>;
+    const data = {
+      ...((o["data"] ?? {}) as Record<string, unknown>),
+      ...Object.fromEntries(
+        Object.entries(strings).map(([k, v]) => [k, Buffer.from(String(v)).toString("base64")]),
+      ),
+    };
+    const object: KubeObject = {
+      ...Object.fromEntries(Object.entries(o).filter(([k]) => k !== "stringData")),
+      apiVersion: "v1",
+      kind: o["kind"],
+      metadata: {
+        resourceVersion: "1",
+        ...(o["metadata"] as Record<string, unknown>),
+        name: meta.name,
+        namespace,
+      },
+      data,
+    };
+    return [object];
+  });
+}
+
 /** A file render cannot use; the message is one `where: what` line per problem. */
 export class RenderError extends Error {}
 
@@ -73,6 +108,8 @@ export interface RenderRequest {
   namespace: string;
   /** The file held a llamastack.io/v1alpha1 object, converted as the conversion webhook does. */
   converted: boolean;
+  /** `Kind/name` of the Secrets and ConfigMaps the file holds, used as they are. */
+  fromFile: string[];
 }
 
 /** The file's LlamaStackDistribution as Metacontroller would send it, its references assumed to exist. */
@@ -105,7 +142,15 @@ export function requestOf(text: string, source: string): RenderRequest {
     "Secret.v1": {},
     "ConfigMap.v1": {},
   };
-  for (const obj of assumedObjects(refs, namespace)) {
+  const inFile = objectsInFile(docs, namespace);
+  const given = new Set(inFile.map((o) => `${o.kind}/${o.metadata.name}`));
+  const assumed = refs.filter((r) => !given.has(`${r.kind}/${r.name}`));
+  const base = parsedSpec.success ? parsedSpec.data.distribution.baseConfig : undefined;
+  if (base !== undefined && !given.has(`ConfigMap/${base.configMapName}`))
+    throw new RenderError(
+      `${source}: spec.distribution.baseConfig: the config is generated on the ${base.key} of ConfigMap ${base.configMapName}, which is not in the file; add that ConfigMap to the file (a document of kind ConfigMap in namespace ${namespace})`,
+    );
+  for (const obj of [...assumedObjects(assumed, namespace), ...inFile]) {
     (related[`${obj.kind}.v1`] as Record<string, KubeObject>)[`${namespace}/${obj.metadata.name}`] =
       obj;
   }
@@ -121,7 +166,7 @@ export function requestOf(text: string, source: string): RenderRequest {
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );
-  return { request: parsed.data, refs, namespace, converted };
+  return { request: parsed.data, refs: assumed, namespace, converted, fromFile: [...given] };
 }
 
 /** A v1alpha1 object as the conversion webhook turns it into v1alpha2, or why it cannot be. */
@@ -133,7 +178,7 @@ function fromV1alpha1(cr: Record<string, unknown>, source: string): Record<strin
 }
 
 export function render(text: string, source: string, ctx: SyncContext, now: Date): Rendered {
-  const { request, refs, namespace, converted } = requestOf(text, source);
+  const { request, refs, namespace, converted, fromFile } = requestOf(text, source);
   const outcome = sync(request, isoSeconds(now), ctx);
   if (outcome.kind === "conflict") throw new RenderError(outcome.message);
   const notes = [
@@ -142,6 +187,7 @@ export function render(text: string, source: string, ctx: SyncContext, now: Date
           `note: converted from ${V1ALPHA1_API_VERSION} to ${API_VERSION} as the conversion webhook does (docs/conversion.md)`,
         ]
       : []),
+    ...(fromFile.length > 0 ? [`note: using from the file: ${fromFile.join(", ")}`] : []),
     ...(refs.length > 0
       ? [
           `note: assuming these exist in namespace ${namespace}: ${[...new Set(refs.map((r) => `${r.kind}/${r.name}`))].join(", ")}`,

@@ -12,7 +12,8 @@ const USAGE = `usage: llsd-hook render <cr.yaml|->
 
 Prints the children the hook would create for a LlamaStackDistribution as
 multi-document YAML on stdout, and the status it would report on stderr.
-Referenced Secrets and ConfigMaps are assumed to exist. Exit code 1 when the
+Secrets and ConfigMaps in the file are used as they are (their values are never
+printed); others the resource refers to are assumed to exist. Exit code 1 when the
 status phase is Failed, 2 when the file cannot be used.`;
 
 const HELP = new Set(["--help", "-h", "help"]);

@@ -26,7 +26,8 @@ export function checkOverrideTls(
   if (release === undefined || !hasStrictTls(release)) return undefined;
   const data = configMap["data"];
   const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
-  if (typeof text !== "string") return undefined;
+  // An empty text says nothing (render assumes objects it was not given, empty).
+  if (typeof text !== "string" || text.trim() === "") return undefined;
   let doc: unknown;
   try {
     doc = parse(text, { maxAliasCount: 100 });

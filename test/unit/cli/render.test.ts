@@ -110,6 +110,58 @@ describe("llsd-hook render", () => {
   });
 });
 
+describe("llsd-hook render with the Secrets and ConfigMaps of the file", () => {
+  const acme = readFileSync("test/golden/bases/acme-1.5.0.yaml", "utf8");
+  const custom = `${HEAD}metadata: {name: acme}\nspec:\n  distribution:\n    image: registry.example.com/acme/ogx-acme:1.5.0-1\n    release: "1.5.0"\n    baseConfig: {configMapName: acme-base}\n`;
+  const baseConfigMap = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: acme-base}\ndata:\n  config.yaml: |\n${acme
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n")}\n`;
+  const override = (config: string) =>
+    `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  overrideConfig: {configMapName: mine}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: mine}\ndata:\n  config.yaml: |\n${config}`;
+  const statusText = (text: string) => render(text, "cr.yaml", syncContext(), NOW).status;
+
+  it("a custom image's base config from a ConfigMap in the file: generated on it", () => {
+    const out = render(custom + baseConfigMap, "cr.yaml", syncContext(), NOW);
+    expect(out.failed, out.problems.join("\n")).to.equal(false);
+    expect(out.notes).to.deep.equal(["note: using from the file: ConfigMap/acme-base"]);
+    expect(out.children).to.include("kind: ConfigMap");
+  });
+
+  it("a base config that is not in the file: says what to add (it was InvalidBaseConfig on an assumed, empty one)", () => {
+    expect(() => render(custom, "cr.yaml", syncContext(), NOW))
+      .to.throw(RenderError)
+      .with.property(
+        "message",
+        "cr.yaml: spec.distribution.baseConfig: the config is generated on the config.yaml of ConfigMap acme-base, which is not in the file; add that ConfigMap to the file (a document of kind ConfigMap in namespace default)",
+      );
+  });
+
+  it("an overrideConfig from the file is judged by its text; an assumed one is not judged", () => {
+    expect(statusText(override("    server: {insecure: true}\n"))).not.to.include(
+      "OverrideNeedsTls",
+    );
+    expect(statusText(override("    server: {port: 8321}\n"))).to.include(
+      "refuses to start without TLS",
+    );
+    const assumed = `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  overrideConfig: {configMapName: mine}\n`;
+    expect(statusText(assumed)).not.to.include("refuses to start without TLS");
+  });
+
+  it("a Secret in the file (stringData too) is used, and its missing key reported", () => {
+    const spec = `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  providers:\n    inference:\n      - provider: vllm\n        endpoint: http://vllm:8000/v1\n        apiKey: {secretKeyRef: {name: vllm, key: token}}\n`;
+    const secret = (key: string) =>
+      `---\napiVersion: v1\nkind: Secret\nmetadata: {name: vllm}\nstringData: {${key}: s3cret-value}\n`;
+    const ok = render(spec + secret("token"), "cr.yaml", syncContext(), NOW);
+    expect(ok.notes).to.deep.equal(["note: using from the file: Secret/vllm"]);
+    expect(ok.failed).to.equal(false);
+    expect(ok.children + ok.status).not.to.include("s3cret-value");
+    const missing = render(spec + secret("other"), "cr.yaml", syncContext(), NOW);
+    expect(missing.failed).to.equal(true);
+    expect(missing.status).to.include("SecretKeyNotFound");
+  });
+});
+
 describe("llsd-hook render with the catalog it loads", () => {
   // The CLI reads one release and distribution (lazy); the answer is the hook's, from every one.
   const lazy = { catalog: loadCatalog({ lazy: true }), generate: generateConfig };

@@ -14,10 +14,12 @@
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
 import { createMetrics, createMetricsApp } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
+import { packageVersion } from "../edge/package-version.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
 
@@ -103,6 +105,8 @@ function main(): void {
   const metrics = createMetrics({
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
     processMetrics: true,
+    // dist/server/main.js: package.json is two folders up (the image copies it to /app).
+    version: packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url))),
   });
   const metricsPort = Number(env["METRICS_PORT"] || "9464");
   const app = createApp({

@@ -96,6 +96,15 @@ describe("hook metrics", () => {
     });
   });
 
+  it("llsd_hook_build_info carries the version it is given, and is absent without one", async () => {
+    const metrics = createMetrics({ version: "0.1.0" });
+    expect((await series(metrics, "llsd_hook_build_info")).values).to.deep.equal([
+      { value: 1, labels: { version: "0.1.0" } },
+    ]);
+    const all = await createMetrics().registry.getMetricsAsJSON();
+    expect(all.map((m) => m.name)).not.to.include("llsd_hook_build_info");
+  });
+
   it("counts each sync outcome by reason, cached answers included", async () => {
     const { metrics } = await driveSyncs();
     const counted = Object.fromEntries(

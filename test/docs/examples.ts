@@ -1,6 +1,7 @@
-// The LlamaStackDistribution examples of the README and docs/: every fenced
+// The LlamaStackDistribution examples of the README and docs/ — every fenced
 // ```yaml block with a `kind: LlamaStackDistribution` line, with its file,
-// line and what it is meant to do. An example meant to fail says so in an
+// line and what it is meant to do — and the examples/*.yaml gallery, each
+// file whole. An example meant to fail says so in an
 // HTML comment on the line before its fence, naming the status reason it
 // fails with:
 //
@@ -81,7 +82,21 @@ function examplesOf(file: string): DocExample[] {
   return out;
 }
 
-/** Every LlamaStackDistribution example of the README and docs/. */
+/**
+ * The gallery: each examples/*.yaml file that holds a LlamaStackDistribution,
+ * as a whole (the Secrets and ConfigMaps beside it are part of it).
+ */
+function galleryExamples(): DocExample[] {
+  return readdirSync(join(root, "examples"))
+    .filter((name) => name.endsWith(".yaml"))
+    .sort()
+    .map((name) => join("examples", name))
+    .map((file) => ({ file, text: readFileSync(join(root, file), "utf8") }))
+    .filter(({ text }) => /^kind: LlamaStackDistribution\s*$/m.test(text))
+    .map(({ file, text }) => ({ where: file, file, text, retiredRelease: false }));
+}
+
+/** Every LlamaStackDistribution example of the README, docs/ and examples/. */
 export function docExamples(): DocExample[] {
-  return docFiles().flatMap(examplesOf);
+  return [...docFiles().flatMap(examplesOf), ...galleryExamples()];
 }

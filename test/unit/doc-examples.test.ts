@@ -6,7 +6,7 @@
 // they are). No example pins a release whose images are retired unless
 // it is marked as being about that.
 import { expect } from "chai";
-import { parse } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { render } from "../../src/cli/render.js";
 import { docExamples } from "../docs/examples.js";
 import { syncContext } from "../golden/harness.js";
@@ -23,8 +23,11 @@ interface Condition {
 describe("the LlamaStackDistribution examples of the README and docs/", () => {
   const examples = docExamples();
 
-  it("are found (the README's quick start at least)", () => {
-    expect(examples.map((e) => e.file)).to.include("README.md");
+  it("are found (the README's quick start and the examples/ gallery at least)", () => {
+    const files = examples.map((e) => e.file);
+    expect(files).to.include("README.md");
+    for (const f of ["minimal", "several-providers", "postgres", "tls-and-auth", "custom-image"])
+      expect(files).to.include(`examples/${f}.yaml`);
   });
 
   for (const example of examples)
@@ -32,8 +35,12 @@ describe("the LlamaStackDistribution examples of the README and docs/", () => {
       const out = () => render(example.text, example.where, syncContext(), NOW);
 
       it("pins no release with retired images unless it is about that", () => {
-        const spec = (parse(example.text) as { spec?: { distribution?: { release?: unknown } } })
-          .spec;
+        const resource = parseAllDocuments(example.text)
+          .map(
+            (d) => d.toJS() as { kind?: string; spec?: { distribution?: { release?: unknown } } },
+          )
+          .find((d) => d.kind === "LlamaStackDistribution");
+        const spec = resource?.spec;
         const release = String(spec?.distribution?.release ?? "");
         expect(RETIRED.has(release), `release ${release}`).to.equal(example.retiredRelease);
       });

@@ -1,4 +1,4 @@
-// The memory rows of npm run bench (README "Operations"): the real server
+// The memory rows of npm run bench (docs/operations/hook-server.md): the real server
 // (src/server/main.ts) in its own process, its resident memory read from
 // /proc after each phase. Figures, not assertions:
 //   1. idle;

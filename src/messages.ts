@@ -15,7 +15,7 @@ function product(release: string): string {
 export const msg = {
   // distribution
   unknownDistribution: (name: string, known: readonly string[]) =>
-    `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or set distribution.image together with spec.overrideConfig`,
+    `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or for an image of your own set distribution.image with distribution.baseConfig and distribution.release (the image's config.yaml as the base), or with spec.overrideConfig (the whole config)`,
   releaseWithoutDistribution: (name: string, release: string, releases: readonly string[]) =>
     `${product(release)} is not supported for ${name}; use one of ${list(releases)}, or omit release for the newest`,
   retiredDistribution: (name: string, last: string, replacement: string) =>
@@ -31,7 +31,7 @@ export const msg = {
     `${product(release)} publishes no image for ${name}; build one and map it in the hook's IMAGE_OVERRIDES_FILE (${name}:${release}: <image>), or use distribution.image with spec.overrideConfig`,
   retiredImage: (image: string, why: string) => `the image ${image} is retired: ${why}`,
   newerReleaseAvailable: (release: string, from: string, newest: string) =>
-    `runs ${product(release)} (from ${from}); ${product(newest)} is available: set spec.distribution.release to "${newest}" to move (the README's "Releases" section says what changes)`,
+    `runs ${product(release)} (from ${from}); ${product(newest)} is available: set spec.distribution.release to "${newest}" to move (docs/guide/distribution-and-releases.md says what changes)`,
   overrideNeedsTls: (configMap: string, release: string) =>
     `ConfigMap ${configMap}'s config.yaml sets neither server.tls_certfile and server.tls_keyfile nor server.insecure: true, and ${product(release)} refuses to start without TLS; add server.insecure: true (plain HTTP inside the cluster), or enable TLS`,
   removedApi: (api: string, release: string, removedIn: string) =>
@@ -306,7 +306,7 @@ export const msg = {
   crossNamespaceConfigMap: (namespace: string, name: string, own: string) =>
     `the llamastack.io/v1alpha1 object ran the config of ConfigMap ${namespace}/${name} (spec.server.userConfig), and llsd-hook reads ConfigMaps only from the resource's own namespace${own === "" ? "" : ` (${own})`}; copy the ConfigMap there and set spec.overrideConfig.configMapName: ${name}`,
   caBundleNotConverted: (key: string) =>
-    `the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation ${key} but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names none, several, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it`,
+    `the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation ${key} but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names several keys, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it`,
   plannedFieldNotApplied: (v1alpha1Field: string, planned: string, key: string) =>
     `the llamastack.io/v1alpha1 field ${v1alpha1Field} is kept in the annotation ${key} but not applied: llsd-hook has no field for it yet (${planned} is planned); meanwhile set the equivalent under spec.workload.overrides, or remove the annotation to drop it`,
 
@@ -322,6 +322,8 @@ export const msg = {
   // trust (src/config/trust.ts)
   caBundleOwnTls: (id: string) =>
     `sets provider ${id}'s TLS itself, so spec.trust.caBundle is not applied to it; to trust the bundle there too, set verify: \${env.${TRUST.env}} together with min_version: TLSv1.2 (a verify path alone replaces the system trust store), or remove network.tls`,
+  caBundleOverrideUnused: (configMap: string) =>
+    `ConfigMap ${configMap}'s config.yaml (spec.overrideConfig) never refers to \${env.${TRUST.env}}, so no provider uses the bundle: the hook mounts it but cannot edit that config; in each provider that calls a service of your CA, set network.tls: { verify: \${env.${TRUST.env}}, min_version: TLSv1.2 }, or remove spec.trust`,
   caBundleUnreachable: (providers: readonly string[]) =>
     `${list(providers)} cannot take a CA bundle from their config (they have no network settings): they trust only the image's system store, which is enough for public services; a service of theirs behind your private CA needs plain HTTP inside the cluster, a certificate that store trusts, or an image whose system store has your CA`,
   // auth (src/config/auth.ts, src/children/overrides.ts)

@@ -1,9 +1,10 @@
 // A problem found while turning a spec into a config and children: where (a
 // field path in the LlamaStackDistribution), what and the fix (the message),
-// and a CamelCase reason for status conditions (src/reasons.ts).
+// and a CamelCase reason for status conditions (src/reasons.ts, docs/operations/status.md).
 import type { z } from "zod";
 import { formatPath } from "./lib/json.js";
 import { Reason } from "./reasons.js";
+import { explainIssues } from "./shape-messages.js";
 
 export interface Problem {
   reason: Reason;
@@ -26,14 +27,15 @@ export type Result<T> =
   | { ok: true; value: T; warnings: Problem[] }
   | { ok: false; problems: Problem[]; warnings: Problem[] };
 
-/** zod's issues as problems: the path in the object parsed, and the fix. */
-export function problemsFromZod(error: z.ZodError): Problem[] {
-  return error.issues.map((issue) => {
+/**
+ * zod's issues as problems: the path in the object parsed (`input`, which
+ * names the values in the messages), the shape expected and the fix.
+ */
+export function problemsFromZod(error: z.ZodError, input?: unknown): Problem[] {
+  return explainIssues(error.issues, input).map((issue) => {
     const path = formatPath(issue.path) || "spec";
-    let detail = issue.message;
+    let detail = issue.detail;
     if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);
-    if (issue.code === "unrecognized_keys")
-      detail = `unknown field(s) ${issue.keys.join(", ")}; remove them (kubectl explain llamastackdistribution.spec lists the fields)`;
     return problem(Reason.InvalidSpec, path, detail);
   });
 }

@@ -1,4 +1,4 @@
-// The Secrets and ConfigMaps a spec refers to (README "Secrets"): /customize asks
+// The Secrets and ConfigMaps a spec refers to (docs/guide/secrets.md): /customize asks
 // Metacontroller for them, and sync checks they exist with the keys used.
 // Only names, keys and resourceVersions are ever read; never Secret data.
 import type { Spec } from "./api/schema.js";

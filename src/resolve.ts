@@ -19,6 +19,8 @@ import type { GenerateInput, GeneratedConfig } from "./config/generate.js";
 import type { CustomBase } from "./config/base-config.js";
 import { compareStrings, formatPath, isObject, own } from "./lib/json.js";
 import { checkOverrideTls, serverSection } from "./config/server-section.js";
+import { CONFIG_FILE } from "./container.js";
+import { checkOverrideTrust } from "./config/trust.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
 import { problem, problemsFromZod, type Problem, type Result } from "./problems.js";
@@ -89,15 +91,11 @@ export function parseSpec(spec: unknown, name: string): Result<Spec> {
     const problems = [problem(Reason.InvalidSpec, path, shape.problem.detail)];
     return { ok: false, problems, warnings: [] };
   }
-  const parsed = LlamaStackDistribution.safeParse({
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name },
-    spec,
-  });
+  const input = { apiVersion: API_VERSION, kind: KIND, metadata: { name }, spec };
+  const parsed = LlamaStackDistribution.safeParse(input);
   return parsed.success
     ? { ok: true, value: parsed.data.spec, warnings: [] }
-    : { ok: false, problems: problemsFromZod(parsed.error), warnings: [] };
+    : { ok: false, problems: problemsFromZod(parsed.error, input), warnings: [] };
 }
 
 export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
@@ -178,6 +176,29 @@ const baseNotRead: Check = {
 /** What the config's server section reads of the layout. */
 type ServerLayout = Pick<Desired, "port" | "tls">;
 
+/** What an overrideConfig's own config.yaml lacks: TLS on a strict release, a use of the CA bundle. */
+function overrideWarnings(
+  spec: Spec,
+  configMapName: string,
+  override: KubeObject | undefined,
+  release: string | undefined,
+  ctx: ResolveContext,
+): Problem[] {
+  if (override === undefined) return [];
+  const tls =
+    release === undefined
+      ? undefined
+      : checkOverrideTls(override, own(ctx.catalog.byRelease, release));
+  const data = override["data"];
+  const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
+  const trust = checkOverrideTrust(
+    spec.trust,
+    configMapName,
+    typeof text === "string" ? text : undefined,
+  );
+  return [tls, trust].filter((w) => w !== undefined);
+}
+
 function resolveConfig(
   parsed: { spec: Spec; bindings: SpecBindings },
   distribution: ResolvedDistribution,
@@ -190,13 +211,9 @@ function resolveConfig(
   if (spec.overrideConfig !== undefined) {
     const configMapName = spec.overrideConfig.configMapName;
     const override = related.configMaps.get(configMapName);
-    const tls =
-      release === undefined || override === undefined
-        ? undefined
-        : checkOverrideTls(override, own(ctx.catalog.byRelease, release));
     return {
       check: { ok: true },
-      warnings: tls === undefined ? [] : [tls],
+      warnings: overrideWarnings(spec, configMapName, override, release, ctx),
       desired: { source: "override", configMapName },
     };
   }

@@ -1,4 +1,4 @@
-// spec.auth: who may call the server's API (README "API authentication"). It
+// spec.auth: who may call the server's API (docs/guide/auth.md). It
 // becomes the config's server.auth.provider_config (src/config/auth.ts). The
 // provider classes were read from each release's package
 // (<module>/core/datatypes.py, core/server/auth_providers.py); their fields are

@@ -29,7 +29,7 @@ export interface Shape {
 /** Keys that JavaScript objects treat specially: refused wherever they appear. */
 const FORBIDDEN_KEYS = new Set(["__proto__"]);
 
-/** The spec of a LlamaStackDistribution (README "Limits"). */
+/** The spec of a LlamaStackDistribution (docs/guide/resource.md). */
 export const SPEC_BOUNDS: Bounds = { maxDepth: 32, maxEntries: 1024, maxNodes: 50_000 };
 
 /** Why a container at `level` is out of bounds, before its entries are visited. */

@@ -10,5 +10,5 @@ export function renderCrdYaml(): string {
 }
 
 export function renderConversionPatchYaml(): string {
-  return `# Generated from src/api/crd.ts and src/convert/v1alpha1.ts (zod) by npm run crd; do not edit.\n# Adds the llamastack.io/v1alpha1 version and the Webhook conversion (docs/conversion.md).\n${stringify(conversionPatch(), { lineWidth: 0 })}`;
+  return `# Generated from src/api/crd.ts and src/api/v1alpha1.ts (zod) by npm run crd; do not edit.\n# Adds the llamastack.io/v1alpha1 version and the Webhook conversion (docs/conversion.md).\n${stringify(conversionPatch(), { lineWidth: 0 })}`;
 }

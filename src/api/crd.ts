@@ -169,7 +169,21 @@ export function customResourceDefinition(): JsonSchema {
               type: "string",
               jsonPath: '.status.conditions[?(@.type=="Ready")].status',
             },
+            // Why it is not Ready (the reasons table in docs/operations/status.md).
+            {
+              name: "Reason",
+              type: "string",
+              jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+            },
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+            // kubectl get -o wide only.
+            {
+              name: "Image",
+              type: "string",
+              priority: 1,
+              jsonPath: ".status.resolvedDistribution.image",
+            },
+            { name: "URL", type: "string", priority: 1, jsonPath: ".status.serviceURL" },
           ],
           schema: { openAPIV3Schema: openApiSchema() },
         },

@@ -1,4 +1,4 @@
-// spec.monitoring: how the server's metrics are collected (README "Monitoring").
+// spec.monitoring: how the server's metrics are collected (docs/guide/monitoring.md).
 // What each release can do was read from its package: OGX 1.2.0 and newer serve
 // Prometheus text on a port of their own (ogx/telemetry/__init__.py:
 // OGX_METRICS_ENDPOINT_ENABLED, OGX_METRICS_PORT default 9464, OGX_METRICS_HOST

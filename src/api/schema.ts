@@ -139,7 +139,7 @@ export const Distribution = withRules(
         .regex(/^\d+\.\d+\.\d+$/, "must be a Llama Stack release such as 0.7.3")
         .optional()
         .describe(
-          "Llama Stack release of the named distribution, e.g. 0.7.3. Default: the newest supported release that ships the distribution. With image and baseConfig: required, the release the image runs.",
+          "Llama Stack release of the named distribution, e.g. 1.5.0. Default: the newest supported release that ships the distribution. With image and baseConfig: required, the release the image runs.",
         ),
       image: z
         .string()

@@ -1,4 +1,4 @@
-// The status llsd-hook writes (README "Status"). Also zod, so the CRD's status schema
+// The status llsd-hook writes (docs/operations/status.md). Also zod, so the CRD's status schema
 // comes from the same source and nothing the hook writes gets pruned.
 import { z } from "zod";
 
@@ -24,7 +24,7 @@ export const Condition = z
       .min(1)
       .max(1024)
       .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
-      .describe("CamelCase reason; see the README's reasons table."),
+      .describe("CamelCase reason; docs/operations/status.md lists them."),
     message: z.string().max(32768).describe("What happened, with the field path and the fix."),
     lastTransitionTime: z
       .string()

@@ -1,5 +1,5 @@
 // spec.trust: which certificate authorities the server trusts when it calls
-// out to its providers (README "Trusting a private CA"). The bundle is ADDED to
+// out to its providers (docs/guide/trust.md). The bundle is ADDED to
 // the image's system trust store, never put in its place: SSL_CERT_FILE would
 // replace the store and break public endpoints such as api.openai.com.
 // src/config/trust.ts puts it in the providers' network.tls; the Deployment

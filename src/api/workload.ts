@@ -433,7 +433,7 @@ export const Workload = withRules(
       id: "rwo-storage-single-replica",
       cel: "!has(self.storage) || self.storage.accessMode == 'ReadWriteMany' || (self.replicas <= 1 && !has(self.autoscaling))",
       message:
-        "spec.workload.storage.accessMode: a ReadWriteOnce volume mounts on one pod only; use one replica without autoscaling, or accessMode ReadWriteMany",
+        "spec.workload.storage.accessMode: a ReadWriteOnce volume attaches to one node at a time, so a second replica scheduled on another node could never mount it; use one replica without autoscaling, or accessMode ReadWriteMany",
       fieldPath: ".storage.accessMode",
       check: (w) =>
         w.storage === undefined ||

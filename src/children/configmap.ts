@@ -1,5 +1,5 @@
 // The ConfigMap `<name>-config-<hash>` holding the generated config.yaml
-// (README "How the config is generated"), and the same ConfigMap rebuilt from
+// (docs/guide/how-the-config-is-generated.md), and the same ConfigMap rebuilt from
 // the live one while running pods may still mount it (keep.ts, rule 3).
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import { z } from "zod";

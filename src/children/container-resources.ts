@@ -1,4 +1,4 @@
-// The server container's resource requests (README "Resource requests"):
+// The server container's resource requests (docs/guide/workload.md):
 // what the user wrote in spec.workload.resources, with a default request for
 // CPU and memory where the user left that resource unsaid. Requests are what
 // the scheduler places a pod by and what a CPU or memory utilization target of

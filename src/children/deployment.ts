@@ -1,5 +1,4 @@
-// The Deployment `<name>` that runs the server (README "Children and
-// rollouts"): one container, probed on /v1/health, non-root under Pod Security
+// The Deployment `<name>` that runs the server (docs/operations/children.md): one container, probed on /v1/health, non-root under Pod Security
 // `restricted`, rolled by the hashes of its config and referenced objects.
 import type { Deployment, DeploymentSpec, DeploymentStrategy } from "kubernetes-types/apps/v1.js";
 import type {

@@ -1,5 +1,5 @@
 // The HorizontalPodAutoscaler `<name>-hpa` of workload.autoscaling
-// (README "Workload"): it owns the Deployment's replica count.
+// (docs/guide/workload.md): it owns the Deployment's replica count.
 import type { HorizontalPodAutoscaler, MetricSpec } from "kubernetes-types/autoscaling/v2.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
 import { childNames } from "./labels.js";

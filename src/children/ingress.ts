@@ -1,4 +1,4 @@
-// The Ingress `<name>-ingress` of networking.expose (README "Networking").
+// The Ingress `<name>-ingress` of networking.expose (docs/guide/networking.md).
 import type { Ingress, HTTPIngressPath } from "kubernetes-types/networking/v1.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
 import { PORT_NAME, childNames } from "./labels.js";

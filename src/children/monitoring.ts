@@ -1,5 +1,5 @@
 // spec.monitoring turned into what the pod and the other children need
-// (README "Monitoring"): the environment that switches each release's metrics
+// (docs/guide/monitoring.md): the environment that switches each release's metrics
 // on, the checks only the release and the request can make, and the
 // ServiceMonitor where the CompositeController declares that kind.
 //

@@ -1,5 +1,5 @@
 // The NetworkPolicy `<name>-network-policy` of networking.allowedFrom
-// (README "Networking").
+// (docs/guide/networking.md).
 import type {
   NetworkPolicy,
   NetworkPolicyIngressRule,

@@ -1,8 +1,8 @@
 // The checks on spec.workload.overrides that need what the hook itself puts in
 // the pod: its env names, volume names and mount paths (exactly those of
 // pod-layout.ts), its pod labels and annotations are reserved, and the API
-// server refuses a pod whose volume names or mount paths repeat (README
-// "Workload").
+// server refuses a pod whose volume names or mount paths repeat (
+// docs/guide/workload.md).
 import type { Overrides } from "../api/workload.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";

@@ -1,5 +1,5 @@
 // The PodDisruptionBudget `<name>-pdb` of workload.podDisruptionBudget
-// (README "Workload"), left out when it would allow no disruption at all.
+// (docs/guide/workload.md), left out when it would allow no disruption at all.
 import type { PodDisruptionBudget } from "kubernetes-types/policy/v1.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
 import { childNames, selectorFor } from "./labels.js";

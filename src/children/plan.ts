@@ -1,4 +1,4 @@
-// All the children of a valid spec (README "Children and rollouts"), and the
+// All the children of a valid spec (docs/operations/children.md), and the
 // checks only the combination of spec, release and observed children can make:
 // reserved names in the overrides, a claim's immutable fields, the size budget.
 import type { Deployment } from "kubernetes-types/apps/v1.js";

@@ -1,5 +1,5 @@
-// The PersistentVolumeClaim `<name>-pvc` of workload.storage (README
-// "Workload"): built from the spec, checked against the claim that exists
+// The PersistentVolumeClaim `<name>-pvc` of workload.storage (docs/guide/
+// workload.md): built from the spec, checked against the claim that exists
 // (access modes and class cannot change), and rebuilt from the live claim when
 // it must be kept without a record of what was applied (keep.ts, rule 3).
 import type { PersistentVolumeClaim, PersistentVolumeClaimSpec } from "kubernetes-types/core/v1.js";

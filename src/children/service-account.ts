@@ -1,5 +1,5 @@
 // The ServiceAccount `<name>-sa`, unless workload.overrides.serviceAccountName
-// names one (README "Children and rollouts").
+// names one (docs/operations/children.md).
 import type { ServiceAccount } from "kubernetes-types/core/v1.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
 import { childNames } from "./labels.js";

@@ -1,5 +1,5 @@
 // The ServiceMonitor `<name>-service-monitor` of
-// spec.monitoring.metrics.serviceMonitor (README "Monitoring"): the Prometheus
+// spec.monitoring.metrics.serviceMonitor (docs/guide/monitoring.md): the Prometheus
 // Operator scrapes the Service's port `metrics` at /metrics, over plain HTTP
 // (OGX's metrics server has no TLS, whatever spec.networking.tls says).
 // kubernetes-types has no monitoring.coreos.com types, so the interface below

@@ -1,5 +1,5 @@
 // The ClusterIP Service `<name>-service` in front of the server's port `http`
-// (README "Children and rollouts"), and the URL it gives the server.
+// (docs/operations/children.md), and the URL it gives the server.
 import type { Service } from "kubernetes-types/core/v1.js";
 import { childMetadata, type Child, type Owner } from "./child.js";
 import { METRICS_PORT_NAME, PORT_NAME, childNames, selectorFor } from "./labels.js";

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // npx llsd-hook render <cr.yaml>: started without a snapshot (bin/llsd-hook
 // uses one when it was built for this Node.js).
+import { fileURLToPath } from "node:url";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
+import { packageVersion } from "../edge/package-version.js";
 import { runCli } from "./run.js";
 
-// Only the release and distribution the resource names are read.
-process.exitCode = runCli(process.argv.slice(2), () =>
-  loadCatalog({ imageOverrides: imageOverridesFromEnv(process.env), lazy: true }),
-);
+process.exitCode = runCli(process.argv.slice(2), {
+  // Only the release and distribution the resource names are read.
+  catalogOf: () => loadCatalog({ imageOverrides: imageOverridesFromEnv(process.env), lazy: true }),
+  // dist/cli/main.js, or src/cli/main.ts through tsx: package.json is two folders up.
+  versionOf: () => packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url))),
+});

@@ -13,6 +13,8 @@ import { formatProblem, problemsFromZod } from "../problems.js";
 import { stringify } from "yaml";
 import { scanYaml, YAML_BOUNDS } from "../config/bounded-yaml.js";
 import { msg } from "../messages.js";
+import { toV1alpha2 } from "../convert/convert.js";
+import { V1ALPHA1_API_VERSION } from "../api/v1alpha1.js";
 
 export interface Rendered {
   /** Multi-document YAML of the children. */
@@ -43,6 +45,41 @@ function assumedObjects(refs: readonly Reference[], namespace: string): KubeObje
     metadata: { name: o.name, namespace, resourceVersion: "1" },
     data: Object.fromEntries([...o.keys].sort().map((k) => [k, ""])),
   }));
+}
+
+/**
+ * The Secrets and ConfigMaps of the file (apiVersion v1) in `namespace`, as
+ * the API server would hold them: a Secret's stringData joins its data. Only
+ * their keys and a ConfigMap's text are read; nothing of them is printed.
+ */
+function objectsInFile(docs: readonly unknown[], namespace: string): KubeObject[] {
+  return docs.flatMap((d) => {
+    const o = d as Record<string, unknown> | null;
+    const meta = (o?.["metadata"] ?? {}) as { name?: unknown; namespace?: unknown };
+    if (o?.["apiVersion"] !== "v1" || (o["kind"] !== "Secret" && o["kind"] !== "ConfigMap"))
+      return [];
+    if (typeof meta.name !== "string" || (meta.namespace ?? namespace) !== namespace) return [];
+    const strings = (o["stringData"] ?? {}) as Record<string, unknown>;
+    const data = {
+      ...((o["data"] ?? {}) as Record<string, unknown>),
+      ...Object.fromEntries(
+        Object.entries(strings).map(([k, v]) => [k, Buffer.from(String(v)).toString("base64")]),
+      ),
+    };
+    const object: KubeObject = {
+      ...Object.fromEntries(Object.entries(o).filter(([k]) => k !== "stringData")),
+      apiVersion: "v1",
+      kind: o["kind"],
+      metadata: {
+        resourceVersion: "1",
+        ...(o["metadata"] as Record<string, unknown>),
+        name: meta.name,
+        namespace,
+      },
+      data,
+    };
+    return [object];
+  });
 }
 
 /** A file render cannot use; the message is one `where: what` line per problem. */
@@ -80,17 +117,32 @@ export interface RenderRequest {
   request: SyncRequest;
   refs: Reference[];
   namespace: string;
+  /** The file held a llamastack.io/v1alpha1 object, converted as the conversion webhook does. */
+  converted: boolean;
+  /** `Kind/name` of the Secrets and ConfigMaps the file holds, used as they are. */
+  fromFile: string[];
 }
 
 /** The file's LlamaStackDistribution as Metacontroller would send it, its references assumed to exist. */
 export function requestOf(text: string, source: string): RenderRequest {
   const docs = parseStrictly(text, source);
-  const cr = docs.find((d) => (d as { kind?: string } | null)?.kind === KIND) as
-    Record<string, unknown> | undefined;
-  if (cr === undefined)
+  const crs = docs.filter((d) => (d as { kind?: string } | null)?.kind === KIND) as Record<
+    string,
+    unknown
+  >[];
+  if (crs.length > 1) {
+    const names = crs.map((c) => String((c["metadata"] as { name?: unknown } | undefined)?.name));
+    throw new RenderError(
+      `${source}: ${crs.length} documents of kind ${KIND} (${names.join(", ")}); render takes one: put each in a file of its own`,
+    );
+  }
+  const found = crs[0];
+  if (found === undefined)
     throw new RenderError(
       `${source}: no document of kind ${KIND} (apiVersion ${API_VERSION}); the file has ${docs.length} document(s)`,
     );
+  const converted = found["apiVersion"] === V1ALPHA1_API_VERSION;
+  const cr = converted ? fromV1alpha1(found, source) : found;
   const metadata = { namespace: "default", ...((cr["metadata"] ?? {}) as Record<string, unknown>) };
   const parsedSpec = LlamaStackDistributionSpec.safeParse(cr["spec"]);
   const refs = parsedSpec.success
@@ -101,34 +153,58 @@ export function requestOf(text: string, source: string): RenderRequest {
     "Secret.v1": {},
     "ConfigMap.v1": {},
   };
-  for (const obj of assumedObjects(refs, namespace)) {
+  const inFile = objectsInFile(docs, namespace);
+  const given = new Set(inFile.map((o) => `${o.kind}/${o.metadata.name}`));
+  const assumed = refs.filter((r) => !given.has(`${r.kind}/${r.name}`));
+  const base = parsedSpec.success ? parsedSpec.data.distribution.baseConfig : undefined;
+  if (base !== undefined && !given.has(`ConfigMap/${base.configMapName}`))
+    throw new RenderError(
+      `${source}: spec.distribution.baseConfig: the config is generated on the ${base.key} of ConfigMap ${base.configMapName}, which is not in the file; add that ConfigMap to the file (a document of kind ConfigMap in namespace ${namespace})`,
+    );
+  for (const obj of [...assumedObjects(assumed, namespace), ...inFile]) {
     (related[`${obj.kind}.v1`] as Record<string, KubeObject>)[`${namespace}/${obj.metadata.name}`] =
       obj;
   }
-  const parsed = SyncRequest.safeParse({
+  const input = {
     parent: { ...cr, metadata: { generation: 1, ...metadata } },
     children: {},
     related,
-  });
+  };
+  const parsed = SyncRequest.safeParse(input);
   if (!parsed.success)
     throw new RenderError(
-      problemsFromZod(parsed.error)
+      problemsFromZod(parsed.error, input)
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );
-  return { request: parsed.data, refs, namespace };
+  return { request: parsed.data, refs: assumed, namespace, converted, fromFile: [...given] };
+}
+
+/** A v1alpha1 object as the conversion webhook turns it into v1alpha2, or why it cannot be. */
+function fromV1alpha1(cr: Record<string, unknown>, source: string): Record<string, unknown> {
+  const result = toV1alpha2(cr);
+  if (!result.ok)
+    throw new RenderError(result.problems.map((p) => `${source}: ${formatProblem(p)}`).join("\n"));
+  return result.value;
 }
 
 export function render(text: string, source: string, ctx: SyncContext, now: Date): Rendered {
-  const { request, refs, namespace } = requestOf(text, source);
+  const { request, refs, namespace, converted, fromFile } = requestOf(text, source);
   const outcome = sync(request, isoSeconds(now), ctx);
   if (outcome.kind === "conflict") throw new RenderError(outcome.message);
-  const notes =
-    refs.length > 0
+  const notes = [
+    ...(converted
+      ? [
+          `note: converted from ${V1ALPHA1_API_VERSION} to ${API_VERSION} as the conversion webhook does (docs/conversion.md)`,
+        ]
+      : []),
+    ...(fromFile.length > 0 ? [`note: using from the file: ${fromFile.join(", ")}`] : []),
+    ...(refs.length > 0
       ? [
           `note: assuming these exist in namespace ${namespace}: ${[...new Set(refs.map((r) => `${r.kind}/${r.name}`))].join(", ")}`,
         ]
-      : [];
+      : []),
+  ];
   const status = outcome.response.status;
   const stalled = status.conditions?.find((c) => c.type === "Stalled" && c.status === "True");
   return {

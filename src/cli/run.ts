@@ -9,11 +9,15 @@ import { generateConfig } from "../config/generate.js";
 import { render, RenderError } from "./render.js";
 
 const USAGE = `usage: llsd-hook render <cr.yaml|->
+       llsd-hook --version
 
 Prints the children the hook would create for a LlamaStackDistribution as
 multi-document YAML on stdout, and the status it would report on stderr.
-Referenced Secrets and ConfigMaps are assumed to exist. Exit code 1 when the
-status phase is Failed.`;
+Secrets and ConfigMaps in the file are used as they are (their values are never
+printed); others the resource refers to are assumed to exist. Exit code 1 when the
+status phase is Failed, 2 when the file cannot be used.`;
+
+const HELP = new Set(["--help", "-h", "help"]);
 
 /** Descriptors handed to their stream: later text goes there too, after what it holds. */
 const streamed = new Set<1 | 2>();
@@ -66,10 +70,20 @@ function readInput(file: string): string {
   }
 }
 
-function run(argv: readonly string[], catalogOf: () => Catalog): number {
+/** What the CLI reads besides the file: the catalog, and the package's version. */
+export interface CliSources {
+  catalogOf: () => Catalog;
+  versionOf: () => string;
+}
+
+function run(argv: readonly string[], { catalogOf, versionOf }: CliSources): number {
   const [command, file] = argv;
-  if (command === "--help" || command === "-h") {
+  if (HELP.has(command ?? "") || (command === "render" && HELP.has(file ?? ""))) {
     write(1, `${USAGE}\n`);
+    return 0;
+  }
+  if (command === "--version" || command === "version") {
+    write(1, `${versionOf()}\n`);
     return 0;
   }
   if (command !== "render" || file === undefined) {
@@ -85,10 +99,10 @@ function run(argv: readonly string[], catalogOf: () => Catalog): number {
   return out.failed ? 1 : 0;
 }
 
-/** `llsd-hook <argv>` with the catalog `catalogOf` gives; the exit code. */
-export function runCli(argv: readonly string[], catalogOf: () => Catalog): number {
+/** `llsd-hook <argv>` with the catalog and version `sources` give; the exit code. */
+export function runCli(argv: readonly string[], sources: CliSources): number {
   try {
-    return run(argv, catalogOf);
+    return run(argv, sources);
   } catch (err) {
     // A RenderError's message is the user's answer; anything else is ours, said briefly.
     process.stderr.write(`llsd-hook: ${(err as Error).message}\n`);

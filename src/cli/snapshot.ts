@@ -14,6 +14,7 @@ import v8 from "node:v8";
 import { dirname, join, resolve } from "node:path";
 import { generateConfig } from "../config/generate.js";
 import { loadCatalog } from "../edge/load-catalog.js";
+import { packageVersion } from "../edge/package-version.js";
 import { render } from "./render.js";
 import { runCli } from "./run.js";
 import { WARM_UPS } from "./warm-up.js";
@@ -33,10 +34,17 @@ function catalogDir(execArgv: readonly string[]): string {
 const readCatalog = () =>
   loadCatalog({ configsDir: catalogDir(process.execArgv), lazy: true, json: true });
 
+/** package.json of the tree the blob was built in: render-catalog/ is in dist/cli/. */
+const readVersion = () =>
+  packageVersion(join(catalogDir(process.execArgv), "..", "..", "..", "package.json"));
+
 for (const text of WARM_UPS)
   render(text, "warm-up.yaml", { catalog: readCatalog(), generate: generateConfig }, new Date(0));
 
 // A started snapshot's argv is [node, ...arguments]: no script path.
 v8.startupSnapshot.setDeserializeMainFunction(() => {
-  process.exitCode = runCli(process.argv.slice(1), readCatalog);
+  process.exitCode = runCli(process.argv.slice(1), {
+    catalogOf: readCatalog,
+    versionOf: readVersion,
+  });
 });

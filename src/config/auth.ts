@@ -1,4 +1,4 @@
-// The config's server.auth (README "API authentication"): spec.auth as the
+// The config's server.auth (docs/guide/auth.md): spec.auth as the
 // provider config the release's AuthenticationConfig reads. Every release
 // supported today has both provider types with the same fields; the dialect
 // says which types a release has, so a release without one is refused here

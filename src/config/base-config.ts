@@ -1,4 +1,4 @@
-// A custom image's own config.yaml (spec.distribution.baseConfig, README
+// A custom image's own config.yaml (spec.distribution.baseConfig, docs/guide/distribution-and-releases.md
 // "Custom images"), checked the way a shipped base is before anything is
 // generated on it: it parses as YAML (1.1, as the server's PyYAML reads it),
 // it is a mapping whose typed sections the model can read (model.ts), it fits
@@ -46,6 +46,49 @@ function parseBase(base: CustomBase): { doc: JsonObject } | { problem: Problem }
   if (isObject(read.value)) return { doc: read.value };
   const detail = msg.baseConfigNotMapping(base.configMapName, base.key);
   return { problem: problem(Reason.InvalidBaseConfig, PATH, detail) };
+}
+
+/** A store reference in the legacy KV shape: a namespace, no table_name. */
+function legacyKvRef(ref: unknown): ref is JsonObject {
+  return (
+    isObject(ref) && own(ref, "namespace") !== undefined && own(ref, "table_name") === undefined
+  );
+}
+
+/**
+ * The document as OGX reads it before validating: its parse step moves a
+ * prompts store given as a KV reference to a SQL one (configure.py
+ * _migrate_prompts_kv_to_sql, OGX 1.0+: namespace becomes table_name, kv_X
+ * becomes sql_X), and ServerStoresConfig's before-validator does the same for
+ * connectors (OGX 1.4.1+: only backend and table_name kept). Llama Stack 0.7.3
+ * and before take KV references there. For the check only: the base's text
+ * is what the server gets, and it migrates it itself.
+ */
+function asOgxParses(doc: JsonObject, ogx: boolean): JsonObject {
+  const storage = own(doc, "storage");
+  const stores = isObject(storage) ? own(storage, "stores") : undefined;
+  if (!ogx || !isObject(stores)) return doc;
+  const migrated: JsonObject = { ...stores };
+  const prompts = own(stores, "prompts");
+  if (legacyKvRef(prompts)) {
+    const { namespace, ...rest } = prompts;
+    const backend = typeof rest["backend"] === "string" ? rest["backend"] : "";
+    migrated["prompts"] = {
+      ...rest,
+      table_name: namespace ?? null,
+      ...(backend.startsWith("kv_") ? { backend: `sql_${backend.slice(3)}` } : {}),
+    };
+  }
+  const connectors = own(stores, "connectors");
+  if (legacyKvRef(connectors)) {
+    const backend =
+      typeof connectors["backend"] === "string" ? connectors["backend"] : "sql_default";
+    migrated["connectors"] = {
+      backend: backend.split("kv_").join("sql_"),
+      table_name: connectors["namespace"] ?? null,
+    };
+  }
+  return { ...doc, storage: { ...(storage as JsonObject), stores: migrated } };
 }
 
 /** Errors of the release's config schema; undeclared keys are left to the server, which ignores them. */
@@ -102,7 +145,7 @@ function providerProblems(config: StackConfig, base: CustomBase, release: Releas
 export function customBaseOf(base: CustomBase, release: ReleaseData): Result<StackConfig> {
   const parsed = parseBase(base);
   if ("problem" in parsed) return failed([parsed.problem]);
-  const schema = schemaProblems(parsed.doc, base, release);
+  const schema = schemaProblems(asOgxParses(parsed.doc, dialectOf(release).ogx), base, release);
   if (schema.length > 0) return failed(schema);
   let config: StackConfig;
   try {

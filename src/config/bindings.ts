@@ -1,4 +1,4 @@
-// Every Secret key a spec binds to an env var (README "Secrets"), worked out
+// Every Secret key a spec binds to an env var (docs/guide/secrets.md), worked out
 // once from the spec alone: each binding's env var name and the spec path it
 // came from. Generation writes `${env.NAME}` for the ones it maps into the
 // config and sets the env var; the references (what must exist before

@@ -1,5 +1,5 @@
 // What one release's config.yaml can say, read once from its catalog entry.
-// The releases differ (README "Releases"): OGX removed APIs, made the server
+// The releases differ (docs/guide/distribution-and-releases.md): OGX removed APIs, made the server
 // refuse plain HTTP unless `server.insecure`, stopped registering tool groups,
 // and its backends and provider fields are its own. Every such difference that
 // generation depends on is answered here, so no stage looks into a schema.

@@ -1,4 +1,4 @@
-// Disabling (README "Disabling"): whole APIs (spec.disabled) and base
+// Disabling (docs/guide/disabling.md): whole APIs (spec.disabled) and base
 // providers by id (spec.disabledProviders) leave the config together with
 // everything that points at them — registered resources, vector store and
 // safety defaults. Removing an API another enabled API needs is an error

@@ -3,8 +3,8 @@
 // found, each with its field path and fix. Pure: no I/O, no clock.
 //
 // The distribution's config of the release is parsed once (model.ts); each
-// stage below returns a new StackConfig, in the order README "How the config
-// is generated" lists them, and the result is written as canonical YAML.
+// stage below returns a new StackConfig, in the order
+// docs/guide/how-the-config-is-generated.md lists them, and the result is written as canonical YAML.
 import { apiOfSpecKey } from "../api/llama-apis.js";
 import { checkAuth } from "./auth.js";
 import type { Spec } from "../api/schema.js";

@@ -1,5 +1,4 @@
-// The Llama Stack config as typed values (README "How the config is
-// generated"). A distribution's config.yaml is parsed once into a StackConfig
+// The Llama Stack config as typed values (docs/guide/how-the-config-is-generated.md). A distribution's config.yaml is parsed once into a StackConfig
 // (`toStackConfig`); the stages edit that, and `toDocument` turns the result
 // back into the document that is written as canonical YAML.
 //

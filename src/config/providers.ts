@@ -1,4 +1,4 @@
-// Providers (README "Providers"): resolve each spec entry's type against the
+// Providers (docs/guide/providers.md): resolve each spec entry's type against the
 // release's registry, map endpoint/apiKey/secretRefs/settings to config fields
 // using the provider's exported schema, and overlay the result on the base
 // config by provider id (docs/adr/0001-overlay-merge.md).
@@ -258,7 +258,7 @@ function declareEntry(out: Declared, bound: ProviderBindings, api: Api, dialect:
 const CREDENTIAL_NAME = /(^|_)(api_?key|key|token|password|secret|credentials?)$/;
 
 /**
- * An external provider (README "External providers"): its type is not in the
+ * An external provider (docs/guide/providers.md): its type is not in the
  * registry and its config class is in the image, not in the catalog, so the
  * fields go under settings and secretRefs as written. endpoint and apiKey have
  * no schema to find their field in.

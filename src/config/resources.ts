@@ -1,4 +1,4 @@
-// Registered resources (README "Resources"): models, shields and (up to 0.6)
+// Registered resources (docs/guide/resources.md): models, shields and (up to 0.6)
 // tool groups from the spec, added to the base config's registered_resources
 // in the release's shape. A resource the base already has is replaced, never
 // duplicated.

@@ -1,5 +1,5 @@
 // Secret-backed config fields become `${env.NAME}` in the config and an env
-// var with valueFrom.secretKeyRef on the container (README "Secrets"). Names are
+// var with valueFrom.secretKeyRef on the container (docs/guide/secrets.md). Names are
 // deterministic: LLSD_<API>_<FIELD> when the spec declares one provider for the
 // API, LLSD_<API>_<ID>_<FIELD> when it declares several,
 // LLSD_STORAGE_<KV|SQL>_<FIELD> for storage.

@@ -1,5 +1,5 @@
-// The config's server section (README "Networking", "Workload" and "API
-// authentication"): the port, the TLS files, the workers, auth and, where the
+// The config's server section (docs/guide/networking.md, workload.md and
+// auth.md): the port, the TLS files, the workers, auth and, where the
 // release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
 import type { ServerTls } from "../api/workload.js";
@@ -31,7 +31,8 @@ export function checkOverrideTls(
   if (release === undefined || !hasStrictTls(release)) return undefined;
   const data = configMap["data"];
   const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
-  if (typeof text !== "string") return undefined;
+  // An empty text says nothing (render assumes objects it was not given, empty).
+  if (typeof text !== "string" || text.trim() === "") return undefined;
   // As the server's PyYAML reads it (`insecure: yes` is true), within the bounds every user's YAML gets.
   const read = readYamlOnce(text, { version: "1.1", json: false });
   if (!read.ok) {

@@ -1,4 +1,4 @@
-// Startup safety (README "How the config is generated", step 4): a bare
+// Startup safety (docs/guide/how-the-config-is-generated.md, step 4): a bare
 // `${env.X}` (no `:=` default) left in the final config aborts Llama Stack at
 // startup unless X is set, so every such X must be in the container's env —
 // ours or spec.workload.overrides.env.

@@ -1,4 +1,4 @@
-// Storage (README "Storage"): spec.storage.kv / .sql replace the base config's
+// Storage (docs/guide/storage.md): spec.storage.kv / .sql replace the base config's
 // backends of that kind (kv_* / sql_*), keeping the backend names so every
 // store reference stays valid. Fields are checked against the release's own
 // backend schema: a field the release lacks is an error, never dropped.

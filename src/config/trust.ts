@@ -1,4 +1,4 @@
-// spec.trust.caBundle in the config (README "Trusting a private CA"): every
+// spec.trust.caBundle in the config (docs/guide/trust.md): every
 // provider whose config has `network` gets
 //
 //   network.tls: { verify: ${env.LLSD_TRUST_CA_BUNDLE}, min_version: TLSv1.2 }
@@ -110,4 +110,25 @@ export function withTrust(config: StackConfig, input: TrustInput): Trusted {
       ),
     );
   return { config: { ...config, providers }, warnings };
+}
+
+/**
+ * spec.trust.caBundle with an overrideConfig: the hook mounts the bundle and
+ * sets LLSD_TRUST_CA_BUNDLE, but only the user's config can use it. A
+ * config.yaml that never refers to the variable is warned about, with the
+ * setting to add. An empty text (render assumes referenced objects exist,
+ * empty) says nothing either way.
+ */
+export function checkOverrideTrust(
+  trust: Trust | undefined,
+  configMapName: string,
+  configText: string | undefined,
+): Problem | undefined {
+  if (trust === undefined || configText === undefined || configText.trim() === "") return undefined;
+  if (configText.includes(`\${env.${TRUST.env}`)) return undefined;
+  return problem(
+    Reason.CaBundleNotApplied,
+    "spec.trust.caBundle",
+    msg.caBundleOverrideUnused(configMapName),
+  );
 }

@@ -35,7 +35,7 @@ import {
 
 /**
  * Bounds on a whole object, checked before anything recursive sees it: the
- * spec's bounds (README "Limits"), with room for what surrounds the spec —
+ * spec's bounds (docs/guide/resource.md), with room for what surrounds the spec —
  * metadata.managedFields mirrors the spec a few levels deeper, and status.
  */
 export const OBJECT_BOUNDS: Bounds = {

@@ -114,6 +114,11 @@ function userConfigDown(r: Reader, out: JsonObject): void {
  * spec.trust.caBundle takes one key of a ConfigMap in the resource's own
  * namespace; a bundle spread over several keys, or one in another namespace,
  * has no v1alpha2 meaning and stays in the annotation (notes.ts says so).
+ * Without configMapKeys (or with an empty list) the retired operator mounted
+ * the key ca-bundle.crt (llamastack/llama-stack-k8s-operator: DefaultCABundleKey
+ * in controllers/llamastackdistribution_controller.go @ 0126182, mounted by
+ * subPath in controllers/resource_helper.go @ 138f0f2), which is also
+ * trust.caBundle's default key: the key is left out.
  */
 function caBundleUp(r: Reader, out: JsonObject): void {
   const at = "spec.server.tlsConfig.caBundle";
@@ -123,6 +128,10 @@ function caBundleUp(r: Reader, out: JsonObject): void {
   const keys = read(r, `${at}.configMapKeys`, "list");
   if (name === undefined || name === "") return;
   if (namespace !== undefined && namespace !== "" && namespace !== namespaceOf(r.root)) return;
+  if (keys === undefined || (Array.isArray(keys) && keys.length === 0)) {
+    setAt(out, pathOf("spec.trust.caBundle"), { configMapName: name });
+    return;
+  }
   const key = Array.isArray(keys) && keys.length === 1 ? keys[0] : undefined;
   if (typeof key !== "string" || key === "") return;
   setAt(out, pathOf("spec.trust.caBundle"), { configMapName: name, key });

@@ -184,7 +184,7 @@ export const FIELD_RULES: readonly FieldRule[] = [
     v1alpha2: "spec.trust.caBundle",
     kind: "object",
     custom:
-      "exactly one of configMapKeys, in the object's own namespace: { configMapName, key }; otherwise kept",
+      "exactly one of configMapKeys, or none (the retired operator's default key ca-bundle.crt, trust.caBundle's too), in the object's own namespace: { configMapName, key }; otherwise kept",
   },
   {
     v1alpha1: "spec.network.exposeRoute",

@@ -50,7 +50,7 @@ export interface CatalogOptions {
   json?: boolean;
 }
 
-/** Where a configs/ file is, said the way the README names it. */
+/** Where a configs/ file is, said the way the docs name it. */
 function shown(dir: string, ...parts: string[]): string {
   return join(dir === DEFAULT_CONFIGS_DIR ? "configs" : dir, ...parts);
 }

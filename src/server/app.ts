@@ -30,14 +30,14 @@ import {
 import { keepResponse, requestKey, type CachedResponse } from "./responses.js";
 
 /**
- * The default limit of a request body (README "Operations" has the sizing): a
+ * The default limit of a request body (docs/operations/hook-server.md has the sizing): a
  * parent is at most 1.5 MiB (etcd), each child stays under the annotation
  * budget, so a real request is far smaller; parsing costs up to ~30× the body
  * in memory (npm run bench), which must fit the hook's 384 MiB with the cache.
  */
 export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** Bytes the edge's caches (generations and whole responses) may hold together (README "Operations"). */
+/** Bytes the edge's caches (generations and whole responses) may hold together (docs/operations/hook-server.md). */
 export const CACHE_BYTES = 48 * 1024 * 1024;
 
 export interface AppOptions {
@@ -324,7 +324,7 @@ function clientError(
   if (e.type === "entity.too.large")
     return {
       status: 413,
-      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section`,
+      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
     };
   const known =
     own(bodyErrors, e.type ?? "") ??
@@ -401,7 +401,7 @@ export function createApp(options: AppOptions): express.Express {
   app.post("/sync", authorize, requireJson, parsers.syncJson, requireObject, sync);
   const customize = customizeHandler(logger);
   app.post("/customize", authorize, requireJson, parsers.json, requireObject, customize);
-  // No authorize: the API server calls conversion webhooks without a token (README "v1alpha1").
+  // No authorize: the API server calls conversion webhooks without a token (docs/operations/v1alpha1.md).
   app.post("/convert", requireJsonReview, parsers.json, convertHandler);
   app.use((_req, res) => {
     res.status(404).json({

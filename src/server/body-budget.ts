@@ -3,7 +3,7 @@
 // its body may take before a byte of it is read, and gives it back when its
 // response is done or its connection closes. A request that does not fit is
 // answered 503 at once and its connection closed, so stalled uploads hold at
-// most the budget, however many connections there are (docs/adr/0006).
+// most the budget, however many connections there are (docs/adr/0010-request-body-limits.md).
 import type { NextFunction, Request, Response } from "express";
 
 /** Bytes of request bodies the process holds at once by default (BODY_BUDGET_MIB, README "Operations"). */

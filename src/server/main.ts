@@ -5,22 +5,24 @@
 //   TLS_CERT_FILE, TLS_KEY_FILE   serve HTTPS with this certificate (reloaded when the files change)
 //   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
 //   LOG_LEVEL              pino level (info)
-//   BODY_LIMIT_MIB         the largest request body accepted (4); see README "Operations"
-//   BODY_BUDGET_MIB        request-body bytes held at once across all requests (16); docs/adr/0006
+//   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
+//   BODY_BUDGET_MIB        request-body bytes held at once across all requests (16); docs/adr/0010-request-body-limits.md
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
-//   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); README "Hook metrics"
+//   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
 //                          (one series per parent and outcome; off by default)
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
 import { BODY_BUDGET_BYTES } from "./body-budget.js";
 import { timeoutOptions } from "./timeouts.js";
 import { createMetrics, createMetricsApp } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
+import { packageVersion } from "../edge/package-version.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
 
@@ -104,6 +106,8 @@ function main(): void {
   const metrics = createMetrics({
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
     processMetrics: true,
+    // dist/server/main.js: package.json is two folders up (the image copies it to /app).
+    version: packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url))),
   });
   const metricsPort = Number(env["METRICS_PORT"] || "9464");
   const app = createApp({

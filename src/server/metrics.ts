@@ -1,4 +1,4 @@
-// The hook's own metrics (README "Hook metrics"), in Prometheus text format
+// The hook's own metrics (docs/operations/metrics.md), in Prometheus text format
 // from prom-client, on a port of their own (METRICS_PORT) so that the
 // NetworkPolicy can let Prometheus scrape without letting it call /sync.
 // One Registry per app, never prom-client's global one. No label takes a value
@@ -92,6 +92,8 @@ export interface MetricsOptions {
   parentLabels?: boolean;
   /** prom-client's default process and Node.js metrics, prefixed llsd_hook_ (default false). */
   processMetrics?: boolean;
+  /** llsd-hook's version: llsd_hook_build_info{version} 1 (none without it). */
+  version?: string;
 }
 
 export interface HookMetrics {
@@ -189,6 +191,13 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   });
   const caches: { cache: ByteCache; maxBytes: number }[] = [];
   cacheMetrics(registers, caches);
+  if (options.version !== undefined)
+    new Gauge({
+      name: "llsd_hook_build_info",
+      help: "Always 1; the version label is llsd-hook's version (package.json).",
+      labelNames: ["version"],
+      registers,
+    }).set({ version: options.version }, 1);
   return {
     registry,
     observeRequest(route, seconds, cached) {

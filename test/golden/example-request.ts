@@ -1,6 +1,6 @@
 import { buildRequest, loadCases } from "./harness.js";
 
-const EXAMPLE_CASE = "us1-3-api-key-from-secret";
+const EXAMPLE_CASE = "ogx-us1-3-api-key-is-api-token";
 
 export function exampleRequestJson(): string {
   const c = loadCases().find((x) => x.name === EXAMPLE_CASE);

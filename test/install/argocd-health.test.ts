@@ -1,4 +1,4 @@
-// The README's Argo CD health check, run by the Lua that Argo CD embeds
+// The Argo CD health check of docs/operations/argocd.md, run by the Lua that Argo CD embeds
 // (gopher-lua, through test/argocd/argocd-health, which runs it as Argo CD
 // v3.5 does) against every golden case's status as Metacontroller stores it:
 // the hook's status plus the top-level observedGeneration, on a parent with
@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { API_VERSION, GROUP, KIND } from "../../src/api/schema.js";
 import { CASES_DIR } from "../golden/harness.js";
-import { argocdHealth, codeBlocks, readmeSection } from "./tools.js";
+import { argocdHealth, codeBlocks, docSection } from "./tools.js";
 
 interface Condition {
   type: string;
@@ -41,9 +41,12 @@ interface Row {
 const ARGOCD_KEY = `resource.customizations.health.${GROUP}_${KIND}`;
 const WAITING = "Waiting for the Llama Stack server";
 
-/** The data of the README's argocd-cm snippet. */
+/** The data of the argocd-cm snippet in docs/operations/argocd.md. */
 function readmeArgocdCm(): Record<string, string> {
-  const [block] = codeBlocks(readmeSection("### Argo CD health check"), "yaml");
+  const [block] = codeBlocks(
+    docSection("docs/operations/argocd.md", "# Argo CD health check"),
+    "yaml",
+  );
   const cm = parse(block ?? "") as { data?: Record<string, string> } | null;
   return cm?.data ?? {};
 }
@@ -52,7 +55,7 @@ function readmeArgocdCm(): Record<string, string> {
 function readmeLua(): string {
   const lua = readmeArgocdCm()[ARGOCD_KEY];
   if (lua === undefined)
-    throw new Error(`README "Argo CD health check": no data key ${ARGOCD_KEY} in its yaml block`);
+    throw new Error(`docs/operations/argocd.md: no data key ${ARGOCD_KEY} in its yaml block`);
   return lua;
 }
 
@@ -218,7 +221,7 @@ function mismatches(lua: string, rows: Row[]): string[] {
   });
 }
 
-describe("Argo CD health check (README, run by gopher-lua as Argo CD runs it)", function () {
+describe("Argo CD health check (docs/operations/argocd.md, run by gopher-lua as Argo CD runs it)", function () {
   this.timeout(60_000);
   let lua: string;
   let golden: Row[];

@@ -1,8 +1,8 @@
-// GET /metrics of the hook (README "Hook metrics"), parsed by a real Prometheus
+// GET /metrics of the hook (docs/operations/metrics.md), parsed by a real Prometheus
 // text parser: prometheus_client.parser.text_string_to_metric_families from
 // OGX 1.5.0's venv (test/prepare-peers.sh). The requests of
 // test/unit/server/metrics-drive.ts are counted as sent, every metric the
-// README lists is there with its type, and the hostile parent name is no label
+// docs/operations/metrics.md lists is there with its type, and the hostile parent name is no label
 // unless METRICS_PARENT_LABELS opts in, then one label value, read back whole.
 // And the optional component (manifests/components/hook-servicemonitor),
 // rendered by the pinned kubectl through examples/hook-servicemonitor: the base
@@ -53,7 +53,7 @@ print(json.dumps([
   return JSON.parse(run.stdout) as Family[];
 }
 
-/** What the README lists, as the parser names families (a counter without _total). */
+/** What docs/operations/metrics.md lists, as the parser names families (a counter without _total). */
 const FAMILIES: Record<string, string> = {
   llsd_hook_sync_duration_seconds: "histogram",
   llsd_hook_customize_duration_seconds: "histogram",

@@ -1,6 +1,6 @@
 // The ServiceMonitor component (manifests/components/servicemonitor), rendered
 // by the pinned kubectl's kustomize through examples/servicemonitor exactly as
-// the README installs it: the base install plus one child type on the
+// docs/guide/monitoring.md installs it: the base install plus one child type on the
 // CompositeController and its verbs on Metacontroller's ClusterRole, nothing
 // else changed.
 import { expect } from "chai";

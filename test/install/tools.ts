@@ -1,7 +1,7 @@
 // What the install tests run: the kubectl built beside the test control plane
 // (test/k8s/build.sh), Argo CD's Lua health-check runner (test/argocd/) and
 // the third-party CRDs (scripts/third-party-crds.sh), all from the peers file
-// test/prepare-peers.sh writes; and the README's text they take literally.
+// test/prepare-peers.sh writes; and the text of the README and docs/ they take literally.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadPeers } from "../peers.js";
@@ -35,13 +35,17 @@ export function thirdPartyCrdDir(): string {
   return peer("thirdPartyCrdDir", "the third-party CRDs (scripts/third-party-crds.sh)");
 }
 
-/** The README's section under `heading` (a whole line such as "## Install"), up to the next heading of its level or above. */
-export function readmeSection(heading: string): string {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
+/**
+ * The section of a Markdown file (`file` relative to the repository, such as
+ * "README.md" or "docs/guide/auth.md") under `heading` (a whole line such as
+ * "## Install"), up to the next heading of its level or above.
+ */
+export function docSection(file: string, heading: string): string {
+  const text = readFileSync(join(root, file), "utf8");
   const level = /^#+/.exec(heading)?.[0].length ?? 0;
-  const start = readme.split("\n").indexOf(heading);
-  if (start < 0) throw new Error(`README.md has no "${heading}" section`);
-  const lines = readme.split("\n").slice(start + 1);
+  const start = text.split("\n").indexOf(heading);
+  if (start < 0) throw new Error(`${file} has no "${heading}" section`);
+  const lines = text.split("\n").slice(start + 1);
   let fenced = false;
   const end = lines.findIndex((l) => {
     if (l.startsWith("```")) fenced = !fenced;
@@ -51,14 +55,14 @@ export function readmeSection(heading: string): string {
   return lines.slice(0, end < 0 ? undefined : end).join("\n");
 }
 
-/** The code blocks of a README section in a given language, as text. */
+/** The code blocks of a section in a given language, as text. */
 export function codeBlocks(section: string, lang: string): string[] {
   return [...section.matchAll(new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```", "gm"))].map(
     (m) => m[1] ?? "",
   );
 }
 
-/** The shell lines of a README section that start with `prefix` (comments dropped). */
+/** The shell lines of a section that start with `prefix` (comments dropped). */
 export function commandLines(section: string, prefix: string): string[] {
   return codeBlocks(section, "sh")
     .flatMap((b) => b.split("\n"))

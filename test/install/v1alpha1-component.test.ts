@@ -1,6 +1,6 @@
 // The v1alpha1 component (manifests/components/v1alpha1), rendered by the
 // pinned kubectl's kustomize through examples/v1alpha1-conversion exactly as
-// the README installs it: the HTTPS install plus the v1alpha1 version and the
+// docs/operations/v1alpha1.md installs it: the HTTPS install plus the v1alpha1 version and the
 // Webhook conversion on the CRD and one ingress rule on the hook's
 // NetworkPolicy, nothing else changed.
 import { expect } from "chai";

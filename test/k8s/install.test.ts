@@ -27,7 +27,7 @@ import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, PLURAL } from "../../src/api/schema.js";
 import { RELATED_TYPES } from "../../src/children/types.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
-import { commandLines, kubectl, readmeSection, root, thirdPartyCrdDir } from "../install/tools.js";
+import { commandLines, docSection, kubectl, root, thirdPartyCrdDir } from "../install/tools.js";
 import { cluster } from "./setup.js";
 import { waitFor } from "./kube.js";
 
@@ -63,7 +63,7 @@ function describeRun(run: Run): string {
 
 /** The README's install command: the one `kubectl apply --server-side` of "Install" before its subsections. */
 function installCommand(): string {
-  const section = readmeSection("## Install");
+  const section = docSection("README.md", "## Install");
   const lines = commandLines(
     section.slice(0, section.indexOf("\n### ")),
     "kubectl apply --server-side",
@@ -72,13 +72,16 @@ function installCommand(): string {
   return lines[0]!;
 }
 
-/** The README's HTTPS lines: the token, then the overlay's kubectl apply. */
+/** The HTTPS page's lines: the token, then the overlay's kubectl apply. */
 function httpsCommands(): string[] {
-  const section = readmeSection("### HTTPS between Metacontroller and the hook");
+  const section = docSection(
+    "docs/operations/https.md",
+    "# HTTPS between Metacontroller and the hook",
+  );
   const lines = [...commandLines(section, "openssl "), ...commandLines(section, "kubectl apply")];
   expect(
     lines,
-    'README "HTTPS between Metacontroller and the hook": the token and the apply',
+    'docs/operations/https.md "HTTPS between Metacontroller and the hook": the token and the apply',
   ).to.have.length(2);
   return lines;
 }

@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { LlamaStackDistribution, LlamaStackDistributionSpec } from "../../../src/api/schema.js";
-import { codeBlocks, readmeSection } from "../../install/tools.js";
+import { codeBlocks, docSection } from "../../install/tools.js";
 
 const problems = (auth: unknown): string[] => {
   const result = LlamaStackDistributionSpec.safeParse({ distribution: { name: "starter" }, auth });
@@ -110,8 +110,8 @@ describe("spec.auth", () => {
     });
 });
 
-describe("the README's API authentication examples", () => {
-  const blocks = codeBlocks(readmeSection("### API authentication"), "yaml");
+describe("the API authentication examples (docs/guide/auth.md)", () => {
+  const blocks = codeBlocks(docSection("docs/guide/auth.md", "# API authentication"), "yaml");
 
   it("the resource with kubernetes auth is valid", () => {
     const parsed = LlamaStackDistribution.safeParse(parse(blocks[0] ?? ""));

@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { render, RenderError } from "../../../src/cli/render.js";
+import { toV1alpha2 } from "../../../src/convert/convert.js";
 import { generateConfig } from "../../../src/config/generate.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { syncContext } from "../../golden/harness.js";
@@ -34,9 +35,23 @@ const refused: { name: string; text: string; error: string }[] = [
       "cr.yaml: no document of kind LlamaStackDistribution (apiVersion llamastack.io/v1alpha2); the file has 1 document(s)",
   },
   {
+    // the second used to be ignored without a word
+    name: "two LlamaStackDistributions in one file",
+    text: `${HEAD}metadata: {name: a}\nspec: {distribution: {name: starter}}\n---\n${HEAD}metadata: {name: b}\nspec: {distribution: {name: starter}}\n`,
+    error:
+      "cr.yaml: 2 documents of kind LlamaStackDistribution (a, b); render takes one: put each in a file of its own",
+  },
+  {
+    name: "a llamastack.io/v1alpha1 object that does not convert",
+    text: "apiVersion: llamastack.io/v1alpha1\nkind: LlamaStackDistribution\nmetadata: {name: llama}\nspec:\n  replicas: two\n  server: {distribution: {name: starter}}\n",
+    error:
+      "cr.yaml: spec.replicas: must be an integer, not a string; correct it through llamastack.io/v1alpha1 (kubectl edit) so that the object converts",
+  },
+  {
     name: "metadata that is not an object's metadata",
     text: `${HEAD}metadata: {name: 5}\nspec: {distribution: {name: starter}}\n`,
-    error: "cr.yaml: metadata.name: Invalid input: expected string, received number",
+    error:
+      'cr.yaml: metadata.name: expected a string, but YAML read 5 as a number; quote it: name: "5"',
   },
 ];
 
@@ -61,6 +76,25 @@ describe("llsd-hook render", () => {
     expect(out.status).to.include("phase: Pending");
   });
 
+  it("converts a llamastack.io/v1alpha1 object as the conversion webhook does, and says so", () => {
+    const v1alpha1 = {
+      apiVersion: "llamastack.io/v1alpha1",
+      kind: "LlamaStackDistribution",
+      metadata: { name: "llama" },
+      spec: { replicas: 1, server: { distribution: { name: "starter" } } },
+    };
+    const converted = toV1alpha2(v1alpha1);
+    if (!converted.ok) throw new Error("the sample does not convert");
+    const out = render(JSON.stringify(v1alpha1), "cr.yaml", syncContext(), NOW);
+    expect(out.notes[0]).to.equal(
+      "note: converted from llamastack.io/v1alpha1 to llamastack.io/v1alpha2 as the conversion webhook does (docs/conversion.md)",
+    );
+    expect(out.failed).to.equal(false);
+    const direct = render(JSON.stringify(converted.value), "cr.yaml", syncContext(), NOW);
+    expect(out.children).to.equal(direct.children);
+    expect(out.status).to.equal(direct.status);
+  });
+
   it("reports a spec problem as the status's field-and-fix line, and fails", () => {
     const out = render(
       `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  providers: {inference: [{provider: vllm}, {provider: ollama}]}\n`,
@@ -73,6 +107,58 @@ describe("llsd-hook render", () => {
     expect(out.problems).to.deep.equal([
       "spec.providers.inference: every entry needs an id when the list has more than one provider; add an id to each",
     ]);
+  });
+});
+
+describe("llsd-hook render with the Secrets and ConfigMaps of the file", () => {
+  const acme = readFileSync("test/golden/bases/acme-1.5.0.yaml", "utf8");
+  const custom = `${HEAD}metadata: {name: acme}\nspec:\n  distribution:\n    image: registry.example.com/acme/ogx-acme:1.5.0-1\n    release: "1.5.0"\n    baseConfig: {configMapName: acme-base}\n`;
+  const baseConfigMap = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: acme-base}\ndata:\n  config.yaml: |\n${acme
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n")}\n`;
+  const override = (config: string) =>
+    `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  overrideConfig: {configMapName: mine}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: mine}\ndata:\n  config.yaml: |\n${config}`;
+  const statusText = (text: string) => render(text, "cr.yaml", syncContext(), NOW).status;
+
+  it("a custom image's base config from a ConfigMap in the file: generated on it", () => {
+    const out = render(custom + baseConfigMap, "cr.yaml", syncContext(), NOW);
+    expect(out.failed, out.problems.join("\n")).to.equal(false);
+    expect(out.notes).to.deep.equal(["note: using from the file: ConfigMap/acme-base"]);
+    expect(out.children).to.include("kind: ConfigMap");
+  });
+
+  it("a base config that is not in the file: says what to add (it was InvalidBaseConfig on an assumed, empty one)", () => {
+    expect(() => render(custom, "cr.yaml", syncContext(), NOW))
+      .to.throw(RenderError)
+      .with.property(
+        "message",
+        "cr.yaml: spec.distribution.baseConfig: the config is generated on the config.yaml of ConfigMap acme-base, which is not in the file; add that ConfigMap to the file (a document of kind ConfigMap in namespace default)",
+      );
+  });
+
+  it("an overrideConfig from the file is judged by its text; an assumed one is not judged", () => {
+    expect(statusText(override("    server: {insecure: true}\n"))).not.to.include(
+      "OverrideNeedsTls",
+    );
+    expect(statusText(override("    server: {port: 8321}\n"))).to.include(
+      "refuses to start without TLS",
+    );
+    const assumed = `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  overrideConfig: {configMapName: mine}\n`;
+    expect(statusText(assumed)).not.to.include("refuses to start without TLS");
+  });
+
+  it("a Secret in the file (stringData too) is used, and its missing key reported", () => {
+    const spec = `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  providers:\n    inference:\n      - provider: vllm\n        endpoint: http://vllm:8000/v1\n        apiKey: {secretKeyRef: {name: vllm, key: token}}\n`;
+    const secret = (key: string) =>
+      `---\napiVersion: v1\nkind: Secret\nmetadata: {name: vllm}\nstringData: {${key}: s3cret-value}\n`;
+    const ok = render(spec + secret("token"), "cr.yaml", syncContext(), NOW);
+    expect(ok.notes).to.deep.equal(["note: using from the file: Secret/vllm"]);
+    expect(ok.failed).to.equal(false);
+    expect(ok.children + ok.status).not.to.include("s3cret-value");
+    const missing = render(spec + secret("other"), "cr.yaml", syncContext(), NOW);
+    expect(missing.failed).to.equal(true);
+    expect(missing.status).to.include("SecretKeyNotFound");
   });
 });
 

@@ -57,7 +57,7 @@ describe("dialectOf", () => {
       expect(d.backendFields("sql_postgres")?.includes("connection_string")).to.equal(
         row.connectionString,
       );
-      // No release's kv_redis takes a password (README "Storage").
+      // No release's kv_redis takes a password (docs/guide/storage.md).
       expect(d.backendFields("kv_redis")).to.not.include("password");
     });
 

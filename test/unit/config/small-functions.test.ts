@@ -69,13 +69,13 @@ describe("provider types", () => {
   for (const [provider, want] of rows)
     it(`${JSON.stringify(provider)} → ${String(want)}`, () =>
       expect(resolveProviderType(provider, inference)).to.equal(want));
-  it('llama-guard is inline (README "Providers")', () =>
+  it("llama-guard is inline (docs/guide/providers.md)", () =>
     expect(resolveProviderType("llama-guard", release.providers["safety"]!)).to.equal(
       "inline::llama-guard",
     ));
 });
 
-describe('secret env var names (README "Secrets")', () => {
+describe("secret env var names (docs/guide/secrets.md)", () => {
   const rows: [string, string | undefined, string, string][] = [
     ["inference", undefined, "API_KEY", "LLSD_INFERENCE_API_KEY"],
     ["vector_io", undefined, "password", "LLSD_VECTOR_IO_PASSWORD"],

@@ -343,10 +343,19 @@ const CASES: Case[] = [
   },
   {
     field: "spec.server.tlsConfig.caBundle",
-    title: "caBundle without keys: kept (v1alpha1's default key is not known)",
+    // The retired operator's DefaultCABundleKey, ca-bundle.crt
+    // (llamastack/llama-stack-k8s-operator @ 0126182,
+    // controllers/llamastackdistribution_controller.go), is trust.caBundle's default key.
+    title: "caBundle without keys: the retired operator's default key, ca-bundle.crt",
     input: v1({ tlsConfig: { caBundle: { configMapName: "custom-ca" } } }),
-    spec: DIST,
-    kept: ["spec.server.tlsConfig"],
+    spec: { ...DIST, trust: { caBundle: { configMapName: "custom-ca" } } },
+  },
+  {
+    field: "spec.server.tlsConfig.caBundle",
+    title: "caBundle with an empty list of keys: the default key too",
+    input: v1({ tlsConfig: { caBundle: { configMapName: "custom-ca", configMapKeys: [] } } }),
+    spec: { ...DIST, trust: { caBundle: { configMapName: "custom-ca" } } },
+    kept: ["spec.server.tlsConfig.caBundle.configMapKeys"],
   },
   {
     field: "spec.server.tlsConfig.caBundle",

@@ -194,12 +194,12 @@ describe("conversionNotes (what the status says about kept fields)", () => {
     const notes = conversionNotes(
       converted({
         podOverrides: { terminationGracePeriodSeconds: 60 },
-        tlsConfig: { caBundle: { configMapName: "ca" } },
+        tlsConfig: { caBundle: { configMapName: "ca", configMapKeys: ["a.crt", "b.crt"] } },
       }),
     );
     expect(notes.errors).to.deep.equal([]);
     expect(notes.warnings.map((w) => w.detail)).to.deep.equal([
-      "the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation llamastack.io/v1alpha1-fields but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names none, several, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it",
+      "the llamastack.io/v1alpha1 field spec.server.tlsConfig.caBundle is kept in the annotation llamastack.io/v1alpha1-fields but not applied: spec.trust.caBundle takes exactly one key of a ConfigMap in the resource's own namespace, and this bundle names several keys, or another namespace; put the certificates together in one key of a ConfigMap here and set spec.trust.caBundle, or remove the annotation to drop it",
     ]);
   });
 

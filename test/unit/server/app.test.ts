@@ -103,7 +103,7 @@ describe("HTTP edge", () => {
       .send(bulkRequest(BODY_LIMIT_BYTES / 2 ** 20 + 1))
       .expect(413);
     expect(res.body.error).to.equal(
-      "request body larger than 4 MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see the README's Operations section",
+      "request body larger than 4 MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md",
     );
   });
 

@@ -1,4 +1,4 @@
-// The hook's metrics (README "Hook metrics"): label values from fixed sets only,
+// The hook's metrics (docs/operations/metrics.md): label values from fixed sets only,
 // counted per outcome, and the parent's name only behind the opt-in. The text
 // is parsed by a real Prometheus parser in test/install/hook-metrics.test.ts.
 import { expect } from "chai";
@@ -93,6 +93,15 @@ describe("hook metrics", () => {
       for (const code of [400, 401, 413, 415])
         expect(outcomeOfStatusCode(code).outcome).to.equal("invalid_request");
     });
+  });
+
+  it("llsd_hook_build_info carries the version it is given, and is absent without one", async () => {
+    const metrics = createMetrics({ version: "0.1.0" });
+    expect((await series(metrics, "llsd_hook_build_info")).values).to.deep.equal([
+      { value: 1, labels: { version: "0.1.0" } },
+    ]);
+    const all = await createMetrics().registry.getMetricsAsJSON();
+    expect(all.map((m) => m.name)).not.to.include("llsd_hook_build_info");
   });
 
   it("counts each sync outcome by reason, cached answers included", async () => {

@@ -4,7 +4,7 @@
 // (paths from test/prepare-peers.sh). Certificates, service-account keys and
 // tokens are made per run in a temp dir; every process is stopped and the dir
 // removed afterwards, also when startup fails halfway.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import { loadPeers } from "../peers.js";
 import { Kube } from "./kube.js";
 import { freePort } from "../net.js";
+import { issue, keyPair, makeCa } from "../pki.js";
 
 /** What a control plane needs for a real node (test/node/node.ts) to join it. */
 export interface NodeAccess {
@@ -40,95 +41,25 @@ function log(msg: string): void {
   process.stderr.write(`[k8s] ${msg}\n`);
 }
 
-function openssl(args: string[]): void {
-  execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
-}
-
 function makePki(dir: string, node: NodeAccess | undefined): void {
-  const p = (f: string) => join(dir, f);
-  openssl([
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=llsd-test-ca",
-    "-keyout",
-    p("ca.key"),
-    "-out",
-    p("ca.crt"),
-  ]);
-  openssl([
-    "req",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-subj",
+  makeCa(dir, "ca", "/CN=llsd-test-ca");
+  issue(
+    dir,
+    "ca",
+    "serving",
     "/CN=kube-apiserver",
-    "-keyout",
-    p("serving.key"),
-    "-out",
-    p("serving.csr"),
-  ]);
-  writeFileSync(
-    p("serving.ext"),
     `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc${node === undefined ? "" : `,IP:${node.nodeIp}`}\nextendedKeyUsage=serverAuth\n`,
   );
-  openssl([
-    "x509",
-    "-req",
-    "-in",
-    p("serving.csr"),
-    "-CA",
-    p("ca.crt"),
-    "-CAkey",
-    p("ca.key"),
-    "-CAcreateserial",
-    "-days",
-    "2",
-    "-extfile",
-    p("serving.ext"),
-    "-out",
-    p("serving.crt"),
-  ]);
-  if (node !== undefined) {
-    // The API server's client certificate towards the kubelet (logs, exec, port-forward).
-    openssl([
-      "req",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-subj",
+  // The API server's client certificate towards the kubelet (logs, exec, port-forward).
+  if (node !== undefined)
+    issue(
+      dir,
+      "ca",
+      "kubelet-client",
       "/CN=kube-apiserver-kubelet-client/O=system:masters",
-      "-keyout",
-      p("kubelet-client.key"),
-      "-out",
-      p("kubelet-client.csr"),
-    ]);
-    writeFileSync(p("client.ext"), "extendedKeyUsage=clientAuth\n");
-    openssl([
-      "x509",
-      "-req",
-      "-in",
-      p("kubelet-client.csr"),
-      "-CA",
-      p("ca.crt"),
-      "-CAkey",
-      p("ca.key"),
-      "-CAcreateserial",
-      "-days",
-      "2",
-      "-extfile",
-      p("client.ext"),
-      "-out",
-      p("kubelet-client.crt"),
-    ]);
-  }
-  openssl(["genrsa", "-out", p("sa.key"), "2048"]);
-  openssl(["rsa", "-in", p("sa.key"), "-pubout", "-out", p("sa.pub")]);
+      "extendedKeyUsage=clientAuth\n",
+    );
+  keyPair(dir, "sa");
 }
 
 function kubeconfigText(server: string, caFile: string, token: string): string {
@@ -178,11 +109,12 @@ async function poll(
   }
 }
 
-async function stopProcess(proc: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function stopProcess(proc: ChildProcess, graceMs = 10_000): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
   proc.kill("SIGTERM");
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+  const timer = setTimeout(() => proc.kill("SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);
 }

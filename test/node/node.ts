@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadPeers } from "../peers.js";
 import { freePort } from "../net.js";
-import { startControlPlane, type ControlPlane } from "../k8s/cluster.js";
+import { startControlPlane, stopProcess, type ControlPlane } from "../k8s/cluster.js";
 import { waitFor } from "../k8s/kube.js";
 import { diffHost, restoreHost, snapshotHost, type HostState } from "./host.js";
 
@@ -165,15 +165,6 @@ function tail(file: string, lines = 60): string {
   } catch {
     return "(no log)";
   }
-}
-
-async function stopProcess(proc: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-  proc.kill("SIGTERM");
-  const timer = setTimeout(() => proc.kill("SIGKILL"), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Every process whose executable is in `dir` (the shims outlive containerd). */

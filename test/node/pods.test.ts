@@ -6,9 +6,8 @@
 // address pods reach. The last test stops the node and checks that the
 // machine is as it was.
 import { expect } from "chai";
-import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { Server } from "node:http";
@@ -24,6 +23,7 @@ import { Metacontroller, type SyncRound } from "../k8s/metacontroller.js";
 import { installCrd } from "../k8s/setup.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../llama-stack/fake-openai.js";
 import { loadPeers } from "../peers.js";
+import { issue, makeCa } from "../pki.js";
 import { BRIDGE, nodeUnavailable, startNode, type NodeCluster } from "./node.js";
 import { commandLines, podLog, podMemory, podsOf, waitServing, type PodView } from "./pods.js";
 
@@ -69,96 +69,20 @@ function minimalExample(endpoint: string): KubeObject & { spec: Record<string, u
   return { ...cr, metadata: { ...cr.metadata, namespace: NS } };
 }
 
-/** A self-signed serving certificate (RSA, so the ECDHE-RSA suites apply) for `host`. */
-function serverCertificate(host: string): { cert: string; key: string } {
-  const dir = mkdtempSync(join(tmpdir(), "llsd-node-tls-"));
-  try {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "2",
-        "-subj",
-        `/CN=${host}`,
-        "-addext",
-        `subjectAltName=DNS:${host}`,
-        "-keyout",
-        join(dir, "tls.key"),
-        "-out",
-        join(dir, "tls.crt"),
-      ],
-      { stdio: "ignore" },
-    );
-    return {
-      cert: readFileSync(join(dir, "tls.crt"), "utf8"),
-      key: readFileSync(join(dir, "tls.key"), "utf8"),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** A private CA and a serving certificate it signed for an IP address. */
-function privateCa(ip: string): { ca: string; cert: string; key: string } {
+/** A private CA and a serving certificate it signed with `subjectAltName` (e.g. IP:10.244.0.1). */
+function privateCa(subjectAltName: string): { ca: string; cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), "llsd-node-ca-"));
-  const f = (n: string) => join(dir, n);
-  const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
   try {
-    openssl([
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=llsd-node-private-ca",
-      "-keyout",
-      f("ca.key"),
-      "-out",
-      f("ca.crt"),
-    ]);
-    openssl([
-      "req",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-subj",
-      `/CN=${ip}`,
-      "-keyout",
-      f("tls.key"),
-      "-out",
-      f("tls.csr"),
-    ]);
-    writeFileSync(f("ext"), `subjectAltName=IP:${ip}\nextendedKeyUsage=serverAuth\n`);
-    openssl([
-      "x509",
-      "-req",
-      "-in",
-      f("tls.csr"),
-      "-CA",
-      f("ca.crt"),
-      "-CAkey",
-      f("ca.key"),
-      "-CAcreateserial",
-      "-days",
-      "2",
-      "-extfile",
-      f("ext"),
-      "-out",
-      f("tls.crt"),
-    ]);
-    return {
-      ca: readFileSync(f("ca.crt"), "utf8"),
-      cert: readFileSync(f("tls.crt"), "utf8"),
-      key: readFileSync(f("tls.key"), "utf8"),
-    };
+    makeCa(dir, "ca", "/CN=llsd-node-private-ca");
+    issue(
+      dir,
+      "ca",
+      "tls",
+      "/CN=llsd-node",
+      `subjectAltName=${subjectAltName}\nextendedKeyUsage=serverAuth\n`,
+    );
+    const read = (f: string) => readFileSync(join(dir, f), "utf8");
+    return { ca: read("ca.crt"), cert: read("tls.crt"), key: read("tls.key") };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -475,7 +399,7 @@ describe("real pods on a real node (kubelet + containerd)", function () {
         const image = loadPeers().node?.images[release];
         if (image === undefined) throw new Error(`no server image for ${release} (npm run peers)`);
         await node.importImage(image);
-        const pki = serverCertificate(`${tlsName}-service`);
+        const pki = privateCa(`DNS:${tlsName}-service`);
         fingerprint = new X509Certificate(pki.cert).fingerprint256;
         await kube().mustCreate("v1", "secrets", {
           apiVersion: "v1",
@@ -549,7 +473,7 @@ describe("real pods on a real node (kubelet + containerd)", function () {
     let pod: PodView;
 
     before(async () => {
-      const pki = privateCa(BRIDGE.ip);
+      const pki = privateCa(`IP:${BRIDGE.ip}`);
       privateUpstream = await startFakeOpenAI({
         host: BRIDGE.ip,
         models: [MODEL],

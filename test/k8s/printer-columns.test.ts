@@ -47,6 +47,12 @@ describe("the printer columns, through kubectl and the real API server", functio
     });
   });
 
+  // The stored-versions test deletes the CRD last and needs every other test's objects gone.
+  after(async () => {
+    await cluster().kube.remove(API_VERSION, RESOURCE, NS, "llama");
+    await cluster().kube.remove("v1", "namespaces", undefined, NS);
+  });
+
   it("kubectl get llsd: phase, distribution, release, Ready and its reason, age", () => {
     const { header, row } = table(false);
     expect(header).to.deep.equal([

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 
 /** The image the manifests name, without its tag (manifests/hook/deployment.yaml). */
-export const IMAGE_REPOSITORY = "ghcr.io/llsd-hook/llsd-hook";
+const IMAGE_REPOSITORY = "ghcr.io/llsd-hook/llsd-hook";
 
 /** The files that name the hook's image, and so the version, besides package.json. */
-export const IMAGE_FILES = ["manifests/hook/deployment.yaml", "manifests/install.yaml"];
+const IMAGE_FILES = ["manifests/hook/deployment.yaml", "manifests/install.yaml"];
 
 export const imageOf = (version: string) => `${IMAGE_REPOSITORY}:${version}`;
 

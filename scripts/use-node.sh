@@ -56,6 +56,10 @@ if ! command -v npm >/dev/null; then
   echo "[node] npm is needed once, to download node-$PLATFORM@$NODE_VERSION and npm@$NPM_VERSION from the npm registry: install any Node.js with npm, or Node.js $NODE_VERSION itself" >&2
   exit 1
 fi
+if ! command -v openssl >/dev/null; then
+  echo "[node] openssl is needed to check the downloaded tarballs' sha512 integrity" >&2
+  exit 1
+fi
 echo "[node] installing Node.js $NODE_VERSION ($PLATFORM) and npm $NPM_VERSION from the npm registry into $DIR" >&2
 WORK=$(mktemp -d "$CACHE/node/.install-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT

@@ -3,7 +3,8 @@
 # base is the same release) from the npm registry, into a cache outside the repo
 # keyed by version, and prints its bin directory on stdout:
 #   export PATH="$(scripts/use-node.sh):$PATH"
-#   ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/node/<version>/{bin,lib,include,share}
+#   ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/nodejs/<version>/{bin,lib,include,share}
+# (nodejs/, beside the real node's kubelet and containerd in node/: test/node/build.sh)
 # The layout is the official release tarball's: bin/node from the registry's
 # node-<os>-<arch> package (what the `node` package installs), npm from the
 # `npm` package, the release that Node.js bundles, linked as bin/npm and bin/npx.
@@ -34,7 +35,7 @@ case "$(uname -s)-$(uname -m)" in
     ;;
 esac
 CACHE=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
-DIR=$CACHE/node/$NODE_VERSION
+DIR=$CACHE/nodejs/$NODE_VERSION
 STAMP="node-$PLATFORM@$NODE_VERSION $NODE_INTEGRITY npm@$NPM_VERSION $NPM_INTEGRITY"
 
 complete() { [ -f "$DIR/.complete" ] && [ "$(cat "$DIR/.complete")" = "$STAMP" ] && [ -x "$DIR/bin/node" ]; }
@@ -43,7 +44,7 @@ if complete; then
   echo "$DIR/bin"
   exit 0
 fi
-mkdir -p "$CACHE/node"
+mkdir -p "$CACHE/nodejs"
 # One installer at a time per version (two CI runs, or a run and a shell).
 exec 9>"$DIR.lock"
 flock 9
@@ -61,7 +62,7 @@ if ! command -v openssl >/dev/null; then
   exit 1
 fi
 echo "[node] installing Node.js $NODE_VERSION ($PLATFORM) and npm $NPM_VERSION from the npm registry into $DIR" >&2
-WORK=$(mktemp -d "$CACHE/node/.install-XXXXXX")
+WORK=$(mktemp -d "$CACHE/nodejs/.install-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 # Downloads one package's tarball into $WORK and checks its integrity; prints the file.

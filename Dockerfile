@@ -1,7 +1,7 @@
 # llsd-hook image: compiled JavaScript, configs/ and production dependencies only.
 #   docker build -t llsd-hook:0.1.0 .
 # The base is pinned to one Node.js release; bump it deliberately.
-ARG NODE_IMAGE=docker.io/library/node:20.20.2-bookworm-slim
+ARG NODE_IMAGE=docker.io/library/node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src

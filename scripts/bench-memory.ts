@@ -19,7 +19,7 @@ import { buildRequest } from "../test/golden/harness.js";
 const MiB = 2 ** 20;
 
 /** The heap bound the hook's Deployment sets (manifests/hook/deployment.yaml, NODE_OPTIONS). */
-const HEAP_FLAGS = ["--max-old-space-size=192"];
+const HEAP_FLAGS = ["--max-old-space-size=192", "--max-semi-space-size=16"];
 
 function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -1,0 +1,214 @@
+// npm run release: writes the artifacts of package.json's version into one
+// folder (release/<version>/, or --out DIR, which must be new or empty):
+//   install.yaml                 manifests/install.yaml, naming the image <repository>:<version>
+//   llsd-hook-<version>.tgz      npm pack of bin/, dist/ (tsc, no source maps, no render
+//                                snapshot: a blob runs only on the node binary that built it),
+//                                configs/, LICENSE, README.md, package.json
+//   llsd-hook-<version>.cdx.json CycloneDX 1.6 SBOM of the production dependencies, by
+//                                @cyclonedx/cyclonedx-npm (scripts/sbom/, installed apart),
+//                                reproducible, with each package's SHA-512 from the lock file
+//   release-notes.md             the version's CHANGELOG.md section
+//   image.txt                    the image reference, and the archive or how to build it
+//   llsd-hook-<version>.oci.tar  the image, when scripts/build-image.sh is there (not with --no-image)
+//   SHA256SUMS                   of every file above (sha256sum -c SHA256SUMS)
+// It publishes nothing: docs/operations/releasing.md pushes and uploads them.
+// Without --dry-run it first requires what a release is made from: the
+// CHANGELOG section dated, a clean work tree, HEAD tagged v<version>. Either
+// way the version must name the image in the manifests and have its CHANGELOG
+// section. Needs `npm ci` first; runs npm from PATH (scripts/use-node.sh).
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  changelogSection,
+  imageOf,
+  packageVersionOf,
+  releaseGateProblems,
+  releaseInstallYaml,
+  sha256sums,
+  versionNameProblems,
+  withLockHashes,
+} from "./release/artifacts.js";
+
+const root = join(import.meta.dirname, "..");
+const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
+const log = (line: string) => process.stderr.write(`[release] ${line}\n`);
+
+function fail(lines: string[]): never {
+  for (const l of lines) process.stderr.write(`npm run release: ${l}\n`);
+  process.exit(2);
+}
+
+function git(args: string[]): string {
+  return execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+}
+
+/** The git state the release gate reads. */
+function gitState(): { changes: string; tags: string[] } {
+  return {
+    changes: git(["status", "--porcelain"]),
+    tags: git(["tag", "--points-at", "HEAD"])
+      .split("\n")
+      .filter((t) => t !== ""),
+  };
+}
+
+function prepareOut(dir: string | undefined, version: string): string {
+  const out = resolve(dir ?? join(root, "release", version));
+  if (dir === undefined) rmSync(out, { recursive: true, force: true });
+  else if (existsSync(out) && readdirSync(out).length > 0)
+    fail([`--out ${out} is not empty: give a new or empty folder`]);
+  mkdirSync(out, { recursive: true });
+  return out;
+}
+
+/** npm pack of the package's file set with dist/ compiled fresh, into `out`; the tarball's name. */
+function npmPackage(out: string): string {
+  const stage = mkdtempSync(join(tmpdir(), "llsd-release-"));
+  try {
+    for (const f of ["package.json", "README.md", "LICENSE", "bin", "configs"])
+      cpSync(join(root, f), join(stage, f), { recursive: true });
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+    execFileSync(
+      process.execPath,
+      [tsc, "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")],
+      {
+        cwd: root,
+        stdio: ["ignore", 2, 2],
+      },
+    );
+    const packed = execFileSync(
+      "npm",
+      ["pack", "--ignore-scripts", "--json", "--pack-destination", out],
+      { cwd: stage, encoding: "utf8", stdio: ["ignore", "pipe", 2] },
+    );
+    const [{ filename }] = JSON.parse(packed) as [{ filename: string }];
+    return filename;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** @cyclonedx/cyclonedx-npm as scripts/sbom/ pins it, installed once per lock and Node.js; its bin. */
+function sbomTool(): string {
+  const src = join(root, "scripts", "sbom");
+  const files = ["package.json", "package-lock.json"];
+  const hash = createHash("sha256");
+  for (const f of files) hash.update(readFileSync(join(src, f)));
+  const dir = join(cacheDir, "sbom", `${hash.update(process.version).digest("hex").slice(0, 12)}`);
+  const bin = join(dir, "node_modules", ".bin", "cyclonedx-npm");
+  if (existsSync(join(dir, ".complete"))) return bin;
+  mkdirSync(join(cacheDir, "sbom"), { recursive: true });
+  const work = mkdtempSync(join(cacheDir, "sbom", ".install-"));
+  log(`installing the SBOM generator (scripts/sbom/) into ${dir}`);
+  for (const f of files) copyFileSync(join(src, f), join(work, f));
+  // Without optional dependencies (libxmljs2, a native build for XML validation) or install scripts.
+  execFileSync("npm", ["ci", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: work,
+    stdio: ["ignore", 2, 2],
+  });
+  writeFileSync(join(work, ".complete"), "");
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(work, dir);
+  return bin;
+}
+
+function sbom(out: string, version: string): string {
+  const json = execFileSync(
+    sbomTool(),
+    [
+      ...["--omit", "dev", "--spec-version", "1.6", "--output-format", "JSON"],
+      ...["--output-reproducible", "--validate", "--mc-type", "application"],
+      ...["--output-file", "-", "package.json"],
+    ],
+    { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", 2], maxBuffer: 64 * 1024 * 1024 },
+  );
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as Parameters<
+    typeof withLockHashes
+  >[1];
+  const name = `llsd-hook-${version}.cdx.json`;
+  writeFileSync(
+    join(out, name),
+    JSON.stringify(withLockHashes(JSON.parse(json), lock), null, 2) + "\n",
+  );
+  return name;
+}
+
+/** The image: built by scripts/build-image.sh when it is there, else how to build it; image.txt says which. */
+function image(out: string, version: string, skip: boolean): string[] {
+  const ref = imageOf(version);
+  const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1];
+  const lines = [`image: ${ref}`, `from: the Dockerfile, on ${base ?? "its base"}`];
+  const build = `docker build -t ${ref} . && docker push ${ref}`;
+  const script = join(root, "scripts", "build-image.sh");
+  const written = ["image.txt"];
+  if (skip)
+    lines.push("not built (--no-image); build it with scripts/build-image.sh, or:", `  ${build}`);
+  else if (!existsSync(script)) {
+    log(`the image is not built: scripts/build-image.sh is missing (build it with: ${build})`);
+    lines.push(
+      "not built: scripts/build-image.sh is missing; build and push it with:",
+      `  ${build}`,
+    );
+  } else {
+    const printed = execFileSync(script, {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", 2],
+    });
+    const archive = printed.trim().split("\n").pop() ?? "";
+    if (!existsSync(archive))
+      fail([`scripts/build-image.sh printed ${JSON.stringify(archive)}, not an archive`]);
+    const name = `llsd-hook-${version}.oci.tar`;
+    copyFileSync(archive, join(out, name));
+    written.push(name);
+    lines.push(
+      `archive: ${name} (OCI archive by scripts/build-image.sh; its index names the image)`,
+      `push it with a tool that reads OCI archives, e.g. skopeo copy oci-archive:${name} docker://${ref}`,
+    );
+  }
+  writeFileSync(join(out, "image.txt"), lines.join("\n") + "\n");
+  return written;
+}
+
+const { values } = parseArgs({
+  options: {
+    "dry-run": { type: "boolean", default: false },
+    "no-image": { type: "boolean", default: false },
+    out: { type: "string" },
+  },
+});
+const version = packageVersionOf(root);
+const problems = versionNameProblems(root, version);
+if (problems.length > 0) fail(problems);
+const section = changelogSection(readFileSync(join(root, "CHANGELOG.md"), "utf8"), version);
+if (!values["dry-run"]) {
+  const gate = releaseGateProblems(version, section, gitState());
+  if (gate.length > 0) fail(gate);
+}
+const out = prepareOut(values.out, version);
+log(`llsd-hook ${version}${values["dry-run"] ? " (dry run)" : ""} into ${out}`);
+writeFileSync(join(out, "release-notes.md"), section);
+const installYaml = readFileSync(join(root, "manifests", "install.yaml"), "utf8");
+writeFileSync(
+  join(out, "install.yaml"),
+  releaseInstallYaml(installYaml, version, imageOf(version)),
+);
+const files = ["release-notes.md", "install.yaml", npmPackage(out), sbom(out, version)];
+files.push(...image(out, version, values["no-image"]));
+writeFileSync(join(out, "SHA256SUMS"), sha256sums(out, files));
+for (const f of [...files, "SHA256SUMS"].sort()) console.log(join(out, f));

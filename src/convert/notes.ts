@@ -6,7 +6,7 @@
 // reports the errors as the spec's problems and the warnings with the config's.
 import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
-import { type Problem } from "../problems.js";
+import { type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import { V1ALPHA1_FIELDS_ANNOTATION, annotationOf } from "./annotations.js";
 import { OBJECT_BOUNDS } from "./convert.js";
@@ -15,13 +15,11 @@ import { namespaceOf } from "./reader.js";
 import { decodeRestore, treeOf } from "./restore.js";
 import { FIELD_RULES } from "./table.js";
 
-/** A note is a Problem: the status reports it like any other (src/resolve.ts). */
-type ConversionNote = Problem;
-
+/** A note is a Problem or a Warning: the status reports it like any other (src/resolve.ts). */
 export interface ConversionNotes {
   /** The object must not run as it is (the hook keeps what runs). */
-  errors: ConversionNote[];
-  warnings: ConversionNote[];
+  errors: Problem[];
+  warnings: Warning[];
 }
 
 /** Notes for a v1alpha2 object from its llamastack.io/v1alpha1-fields annotation. */

@@ -42,6 +42,10 @@ export const PROBLEM_CONDITIONS = [
 ] as const satisfies readonly ConditionType[];
 type ProblemCondition = (typeof PROBLEM_CONDITIONS)[number];
 
+function isProblemCondition(type: string): type is ProblemCondition {
+  return (PROBLEM_CONDITIONS as readonly string[]).includes(type);
+}
+
 export interface StatusInput {
   now: string;
   observed: Observed;
@@ -133,9 +137,7 @@ type Conditioned = ReturnType<typeof conditionFactory>;
  * message's first line.
  */
 function summaryOf(c: Condition, checks: Record<ProblemCondition, Check>): string {
-  const check = (PROBLEM_CONDITIONS as readonly string[]).includes(c.type)
-    ? checks[c.type as ProblemCondition]
-    : undefined;
+  const check = isProblemCondition(c.type) ? checks[c.type] : undefined;
   const first = check?.ok === false ? check.problems[0] : undefined;
   if (check?.ok === false && first !== undefined)
     return msg.failedSummary(c.type, c.reason, first.path, check.problems.length - 1);
@@ -206,7 +208,7 @@ export function computeStatus(input: StatusInput): Status {
   }
   if (problems.length > 0) {
     const reason = problems[0]?.reason ?? "Failed";
-    const failed = checked.filter((c) => c.status === "False" && c.type in checks);
+    const failed = checked.filter((c) => c.status === "False" && isProblemCondition(c.type));
     const message = failed.map((c) => summaryOf(c, checks)).join("; ");
     conditions.push(condition("Stalled", "True", reason, message));
   }

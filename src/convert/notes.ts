@@ -3,7 +3,8 @@
 // (no safe v1alpha2 meaning: an error, so that nothing changes), a CA bundle
 // spec.trust.caBundle cannot take, and fields whose v1alpha2 home is only
 // planned (warnings). Pure: observe() calls it with the parent, and resolve()
-// reports the errors as the spec's problems and the warnings with the config's.
+// reports the errors as the spec's problems and the warnings with the others
+// (each reason a condition of the status).
 import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { type Problem, type Warning } from "../problems.js";

@@ -3,14 +3,19 @@
 // condition keeps its lastTransitionTime while its status is unchanged, and
 // generatedAt is the ConfigMap's creationTimestamp, so feeding a response's
 // status back in gives the same response at any later `now`.
+//
+// A failure's detail is stated once, in the condition it belongs to; Ready and
+// Stalled carry a one-line summary naming that condition. Each warning reason
+// is a condition of its own, True while it holds and absent otherwise
+// (docs/adr/0011-warnings-as-conditions.md).
 import type { Condition, ConditionType, Phase, Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
 import { serviceUrl } from "./children/service.js";
 import { defined } from "./lib/json.js";
 import { msg } from "./messages.js";
 import type { Observed } from "./observe.js";
-import { formatProblem, type Problem } from "./problems.js";
-import { ConditionReason } from "./reasons.js";
+import { formatProblem, type Problem, type Warning } from "./problems.js";
+import { ConditionReason, WARNING_REASONS } from "./reasons.js";
 import type { Desired } from "./desired.js";
 import { problemsOf, type Check, type Resolution } from "./resolve.js";
 
@@ -22,7 +27,23 @@ export interface Returned {
   updated: boolean;
   /** The returned Deployment is applied and rolled out. */
   rolledOut: boolean;
-  workloadWarnings: Problem[];
+  /** Warnings about the children returned (none when the applied ones were kept). */
+  workloadWarnings: Warning[];
+}
+
+/**
+ * The conditions a spec's problems make False: each message holds the
+ * problems, one `field: what; fix` line each (render prints them).
+ */
+export const PROBLEM_CONDITIONS = [
+  "ValidationSucceeded",
+  "SecretsResolved",
+  "ConfigGenerated",
+] as const satisfies readonly ConditionType[];
+type ProblemCondition = (typeof PROBLEM_CONDITIONS)[number];
+
+function isProblemCondition(type: string): type is ProblemCondition {
+  return (PROBLEM_CONDITIONS as readonly string[]).includes(type);
 }
 
 export interface StatusInput {
@@ -36,14 +57,11 @@ type Verdict = [Condition["status"], string, string];
 
 const MAX_MESSAGE = 4096;
 
+/** One line per problem (a problem found twice is said once), within MAX_MESSAGE. */
 function joinProblems(problems: readonly Problem[]): string {
-  const text = problems.map(formatProblem).join("\n");
+  const text = [...new Set(problems.map(formatProblem))].join("\n");
   const cut = MAX_MESSAGE - 15;
   return text.length > MAX_MESSAGE ? `${text.slice(0, cut)}${msg.truncated()}` : text;
-}
-
-function warningsText(warnings: readonly Problem[]): string {
-  return warnings.length > 0 ? msg.warnings(joinProblems(warnings)) : "";
 }
 
 function fromCheck(check: Check, okReason: string, okMessage: string): Verdict {
@@ -76,19 +94,16 @@ function conditionFactory(input: StatusInput) {
 
 /** configMapName: the ConfigMap the status's configGeneration names. */
 function configVerdict(resolution: Resolution, configMapName: string | undefined): Verdict {
-  const { config, desired, configWarnings } = resolution;
+  const { config, desired } = resolution;
   if (config.ok !== true) return fromCheck(config, "", "");
-  const warnings = warningsText(configWarnings);
   if (desired?.config?.source === "override")
-    return ["True", ConditionReason.OverrideConfig, `${msg.usingOverride()}${warnings}`];
-  return ["True", ConditionReason.ConfigGenerated, `${msg.generated(configMapName)}${warnings}`];
+    return ["True", ConditionReason.OverrideConfig, msg.usingOverride()];
+  return ["True", ConditionReason.ConfigGenerated, msg.generated(configMapName)];
 }
 
 function updatedVerdict(input: StatusInput): Verdict {
-  if (input.returned.updated) {
-    const warnings = warningsText(input.returned.workloadWarnings);
-    return ["True", ConditionReason.DeploymentUpdated, `${msg.deploymentMatches()}${warnings}`];
-  }
+  if (input.returned.updated)
+    return ["True", ConditionReason.DeploymentUpdated, msg.deploymentMatches()];
   return input.observed.children.length === 0
     ? ["False", ConditionReason.NotCreated, msg.nothingCreated()]
     : ["False", ConditionReason.KeptLastApplied, msg.keptLastApplied()];
@@ -114,21 +129,64 @@ function phaseOf(failed: boolean, ready: boolean, deployed: boolean): Phase {
   return deployed ? "Initializing" : "Pending";
 }
 
+type Conditioned = ReturnType<typeof conditionFactory>;
+
+/**
+ * One line naming a condition that is not True: for a failed check, its first
+ * problem's reason and field and how many more it holds; otherwise its own
+ * message's first line.
+ */
+function summaryOf(c: Condition, checks: Record<ProblemCondition, Check>): string {
+  const check = isProblemCondition(c.type) ? checks[c.type] : undefined;
+  const first = check?.ok === false ? check.problems[0] : undefined;
+  if (check?.ok === false && first !== undefined)
+    return msg.failedSummary(c.type, c.reason, first.path, check.problems.length - 1);
+  return msg.notReady(c.type, c.status, c.message.split("\n")[0] ?? "");
+}
+
+/** Each warning reason that holds, as a condition of that type (WARNING_REASONS order). */
+function warningConditions(
+  warnings: readonly Warning[],
+  condition: Conditioned,
+): ReturnType<Conditioned>[] {
+  return WARNING_REASONS.flatMap((reason) => {
+    const found = warnings.filter((w) => w.reason === reason);
+    return found.length === 0 ? [] : [condition(reason, "True", reason, joinProblems(found))];
+  });
+}
+
+/** Ready: True when every check holds and the rollout is done, naming the warnings; else why not, in one line. */
+function readyVerdict(
+  checked: readonly Condition[],
+  checks: Record<ProblemCondition, Check>,
+  rolledOut: boolean,
+  warnings: readonly Condition[],
+): Verdict {
+  const notReady = checked.find((c) => c.status !== "True");
+  if (notReady !== undefined) return ["False", notReady.reason, summaryOf(notReady, checks)];
+  if (!rolledOut) return ["False", ConditionReason.RollingOut, msg.rollingOut()];
+  return ["True", ConditionReason.Ready, msg.runningCurrentSpec(warnings.map((w) => w.type))];
+}
+
 export function computeStatus(input: StatusInput): Status {
   const { observed, resolution, returned } = input;
   const condition = conditionFactory(input);
   const problems = problemsOf(resolution, returned.plan);
   const run = describedRun(input);
-  const ok = msg.specValid();
+  const checks: Record<ProblemCondition, Check> = {
+    ValidationSucceeded: validationCheck(resolution, returned.plan),
+    SecretsResolved: resolution.references,
+    ConfigGenerated: resolution.config,
+  };
   const checked = [
     condition(
       "ValidationSucceeded",
-      ...fromCheck(validationCheck(resolution, returned.plan), ConditionReason.Valid, ok),
+      ...fromCheck(checks.ValidationSucceeded, ConditionReason.Valid, msg.specValid()),
     ),
     condition(
       "SecretsResolved",
       ...fromCheck(
-        resolution.references,
+        checks.SecretsResolved,
         ConditionReason.AllReferencesFound,
         msg.referencesFound(),
       ),
@@ -137,18 +195,11 @@ export function computeStatus(input: StatusInput): Status {
     condition("DeploymentUpdated", ...updatedVerdict(input)),
     condition("Available", ...availableVerdict(observed)),
   ];
-  const notReady = checked.find((c) => c.status !== "True");
-  const ready =
-    notReady === undefined && returned.rolledOut
-      ? condition("Ready", "True", ConditionReason.Ready, msg.runningCurrentSpec())
-      : notReady !== undefined
-        ? condition(
-            "Ready",
-            "False",
-            notReady.reason,
-            msg.notReady(notReady.type, notReady.status, notReady.message),
-          )
-        : condition("Ready", "False", ConditionReason.RollingOut, msg.rollingOut());
+  const warnings = warningConditions(
+    [...resolution.warnings, ...returned.workloadWarnings],
+    condition,
+  );
+  const ready = condition("Ready", ...readyVerdict(checked, checks, returned.rolledOut, warnings));
   const conditions = [...checked, ready];
   const dep = observed.deployment;
   if (problems.length === 0 && (dep === undefined || !returned.rolledOut)) {
@@ -157,8 +208,11 @@ export function computeStatus(input: StatusInput): Status {
   }
   if (problems.length > 0) {
     const reason = problems[0]?.reason ?? "Failed";
-    conditions.push(condition("Stalled", "True", reason, joinProblems(problems)));
+    const failed = checked.filter((c) => c.status === "False" && isProblemCondition(c.type));
+    const message = failed.map((c) => summaryOf(c, checks)).join("; ");
+    conditions.push(condition("Stalled", "True", reason, message));
   }
+  conditions.push(...warnings);
   const status: Status = {
     phase: phaseOf(problems.length > 0, ready.status === "True", dep !== undefined),
     conditions,

@@ -7,6 +7,14 @@ import { formatPath } from "./lib/json.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
+/** The namespaces a NetworkPolicy's peers name: "namespaces a, b and namespaces with the label key c". */
+function peerNamespaces(namespaces: readonly string[], labels: readonly string[]): string {
+  const named = namespaces.length === 0 ? [] : [`namespaces ${list(namespaces)}`];
+  const labelled =
+    labels.length === 0 ? [] : [`namespaces with the label key ${labels.join(" or ")}`];
+  return [...named, ...labelled].join(" and ");
+}
+
 /** "OGX 1.5.0" from 0.8 on (the renamed project), "Llama Stack 0.7.3" before. */
 function product(release: string): string {
   return isOgx(release) ? `OGX ${release}` : `Llama Stack ${release}`;
@@ -140,6 +148,9 @@ export const msg = {
     `the existing PersistentVolumeClaim ${pvc} has ${field} ${current}, which cannot change; keep it, or delete the claim (and its data) to get a new one`,
   pvcKept: (pvc: string) =>
     `workload.storage was removed: ${pvc} is no longer mounted but is kept with its data until the LlamaStackDistribution is deleted`,
+  // networking (src/children/plan.ts)
+  ingressMayBeBlocked: (namespaces: readonly string[], labels: readonly string[]) =>
+    `the NetworkPolicy lets only pods of ${peerNamespaces(namespaces, labels)} reach the server, and the ingress controller serving spec.networking.expose connects from its own pods: unless it runs in one of those namespaces (llsd-hook cannot see where it runs), the Ingress gets no answer; add its namespace to spec.networking.allowedFrom.namespaces (ingress-nginx's own manifests install it in namespace ingress-nginx)${labels.length === 0 ? "" : ", or give that namespace one of those label keys"}`,
   pdbSkipped: (replicas: number) =>
     `no PodDisruptionBudget is created: with ${replicas} replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget`,
 
@@ -261,7 +272,6 @@ export const msg = {
     "Not generated: the base config (spec.distribution.baseConfig) could not be read; SecretsResolved says what is missing.",
   usingOverride: () => "Using spec.overrideConfig as is.",
   generated: (configMap: string | undefined) => `Generated ${configMap ?? "the config"}.`,
-  warnings: (text: string) => `\nWarnings:\n${text}`,
   deploymentMatches: () => "The Deployment matches the spec.",
   nothingCreated: () => "Nothing is created until the problems above are fixed.",
   keptLastApplied: () =>
@@ -269,8 +279,12 @@ export const msg = {
   noDeployment: () => "The Deployment does not exist yet.",
   replicasAvailable: (n: number) => `${n} replica(s) available.`,
   noReplicaAvailable: () => "No replica is available yet.",
-  runningCurrentSpec: () => "The server is running the current spec.",
+  runningCurrentSpec: (warnings: readonly string[]) =>
+    `The server is running the current spec.${warnings.length === 0 ? "" : ` Warning conditions: ${list(warnings)}.`}`,
   notReady: (type: string, status: string, message: string) => `${type} is ${status}: ${message}`,
+  /** One line for Ready and Stalled: the condition that holds the detail, its first problem, how many more. */
+  failedSummary: (type: string, reason: string, path: string, more: number) =>
+    `${type} is False: ${reason} at ${path}${more === 0 ? "" : ` (and ${more} more)`}`,
   rollingOut: () => "The Deployment is rolling out.",
   creatingDeployment: () => "Creating the Deployment.",
   truncated: () => "\n… (truncated)",

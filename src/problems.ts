@@ -3,7 +3,7 @@
 // and a CamelCase reason for status conditions (src/reasons.ts, docs/operations/status.md).
 import type { z } from "zod";
 import { formatPath } from "./lib/json.js";
-import { Reason } from "./reasons.js";
+import { Reason, type WarningReason } from "./reasons.js";
 import { explainIssues } from "./shape-messages.js";
 
 export interface Problem {
@@ -18,14 +18,23 @@ export function problem(reason: Reason, path: string, detail: string): Problem {
   return { reason, path, detail };
 }
 
+/** A problem that blocks nothing: the status reports it as a condition of its own (src/reasons.ts). */
+export interface Warning extends Problem {
+  reason: WarningReason;
+}
+
+export function warning(reason: WarningReason, path: string, detail: string): Warning {
+  return { reason, path, detail };
+}
+
 /** `spec.x.y: what is wrong; the fix` */
 export function formatProblem(p: Problem): string {
   return `${p.path}: ${p.detail}`;
 }
 
-export type Result<T> =
-  | { ok: true; value: T; warnings: Problem[] }
-  | { ok: false; problems: Problem[]; warnings: Problem[] };
+/** A value or its problems; `warnings` are the status's (W = Problem where nothing reports them there). */
+export type Result<T, W extends Problem = Warning> =
+  { ok: true; value: T; warnings: W[] } | { ok: false; problems: Problem[]; warnings: W[] };
 
 /**
  * zod's issues as problems: the path in the object parsed (`input`, which

@@ -23,7 +23,7 @@ import { CONFIG_FILE } from "./container.js";
 import { checkOverrideTrust } from "./config/trust.js";
 import { msg } from "./messages.js";
 import type { Observed, Related } from "./observe.js";
-import { problem, problemsFromZod, type Problem, type Result } from "./problems.js";
+import { problem, problemsFromZod, type Problem, type Result, type Warning } from "./problems.js";
 import { ConditionReason, Reason } from "./reasons.js";
 import { collectReferences, type Reference } from "./references.js";
 import { releaseFacts } from "./release.js";
@@ -43,8 +43,11 @@ export interface Resolution {
   validation: Check;
   references: Check;
   config: Check;
-  /** Warnings about the distribution and the config. */
-  configWarnings: Problem[];
+  /**
+   * Warnings about the conversion, the distribution and the config, reported
+   * whether or not the checks passed (each is a condition of the status).
+   */
+  warnings: Warning[];
   /** Set once the spec is valid and its distribution resolved, even if references or the config failed. */
   desired: Desired | undefined;
 }
@@ -60,12 +63,12 @@ const notGenerated: Check = {
   message: msg.configNotGenerated(),
 };
 
-function invalid(problems: Problem[], configWarnings: Problem[] = []): Resolution {
+function invalid(problems: Problem[], warnings: Warning[] = []): Resolution {
   return {
     validation: { ok: false, problems },
     references: notChecked,
     config: notGenerated,
-    configWarnings,
+    warnings,
     desired: undefined,
   };
 }
@@ -133,7 +136,7 @@ export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
     validation: { ok: true },
     references: checkOf(checkReferences(references, observed.related, observed.namespace)),
     config: config.check,
-    configWarnings: [...converted.warnings, ...distribution.warnings, ...config.warnings],
+    warnings: [...converted.warnings, ...distribution.warnings, ...config.warnings],
     desired,
   };
 }
@@ -162,7 +165,7 @@ export function layoutOf(
 
 interface ConfigResolution {
   check: Check;
-  warnings: Problem[];
+  warnings: Warning[];
   /** Undefined only when the config cannot be had. */
   desired: DesiredConfig | undefined;
 }
@@ -183,7 +186,7 @@ function overrideWarnings(
   override: KubeObject | undefined,
   release: string | undefined,
   ctx: ResolveContext,
-): Problem[] {
+): Warning[] {
   if (override === undefined) return [];
   const tls =
     release === undefined
@@ -233,7 +236,7 @@ function resolveConfig(
   return generated(parsed, { ...distribution, name, release }, layout, ctx, undefined);
 }
 
-function failedConfig(problems: Problem[], warnings: Problem[]): ConfigResolution {
+function failedConfig(problems: Problem[], warnings: Warning[]): ConfigResolution {
   return { check: { ok: false, problems }, warnings, desired: undefined };
 }
 

@@ -20,7 +20,7 @@ import { computeStatus, type Returned } from "./compute-status.js";
 import { canonicalJson } from "./lib/json.js";
 import { msg } from "./messages.js";
 import { observe, type Observed, type ObservedDeployment } from "./observe.js";
-import { formatProblem, type Problem } from "./problems.js";
+import { formatProblem, type Problem, type Warning } from "./problems.js";
 import {
   problemsOf,
   resolve,
@@ -57,7 +57,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
 interface Planned {
   children: KubeObject[];
   deployment: Deployment;
-  warnings: Problem[];
+  warnings: Warning[];
 }
 
 /** The third rung's first step: whether the children can be built, and them when every check passed. */

@@ -1,16 +1,30 @@
 // The status llsd-hook writes (docs/operations/status.md). Also zod, so the CRD's status schema
 // comes from the same source and nothing the hook writes gets pruned.
 import { z } from "zod";
+import { WARNING_REASONS, type WarningReason } from "../reasons.js";
 
-export type ConditionType =
-  | "ValidationSucceeded"
-  | "SecretsResolved"
-  | "ConfigGenerated"
-  | "DeploymentUpdated"
-  | "Available"
-  | "Ready"
-  | "Reconciling"
-  | "Stalled";
+/** The conditions every status has (Reconciling and Stalled only while True). */
+const CHECK_CONDITIONS = [
+  "ValidationSucceeded",
+  "SecretsResolved",
+  "ConfigGenerated",
+  "DeploymentUpdated",
+  "Available",
+  "Ready",
+  "Reconciling",
+  "Stalled",
+] as const;
+
+/** A condition's type: one of the above, or a warning's reason (present only while it holds). */
+export type ConditionType = (typeof CHECK_CONDITIONS)[number] | WarningReason;
+
+/**
+ * Room for every condition the hook can write at once (Reconciling and Stalled
+ * never together), and for warnings added later: the CRD's maxItems.
+ */
+export const MAX_CONDITIONS = 32;
+/** The most conditions one status can hold today. */
+export const CONDITION_TYPE_COUNT = CHECK_CONDITIONS.length - 1 + WARNING_REASONS.length;
 
 const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
 export type Phase = (typeof PHASES)[number];
@@ -50,10 +64,10 @@ export const Status = z
       .describe("The .metadata.generation of the last sync (written by Metacontroller)."),
     conditions: z
       .array(Condition)
-      .max(16)
+      .max(MAX_CONDITIONS)
       .optional()
       .describe(
-        "ValidationSucceeded, SecretsResolved, ConfigGenerated, DeploymentUpdated, Available, Ready, and Reconciling/Stalled while true.",
+        "ValidationSucceeded, SecretsResolved, ConfigGenerated, DeploymentUpdated, Available, Ready, and Reconciling/Stalled while true; and one condition per warning while it holds, whose type is its reason (status True), e.g. RetiredImage.",
       )
       .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"] }),
     resolvedDistribution: z

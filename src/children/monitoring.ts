@@ -13,7 +13,7 @@
 import type { Monitoring } from "../api/monitoring.js";
 import type { Overrides } from "../api/workload.js";
 import { msg } from "../messages.js";
-import { problem, type Problem } from "../problems.js";
+import { problem, warning, type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { ReleaseFacts } from "../release.js";
 import type { Child, Owner } from "./child.js";
@@ -72,7 +72,7 @@ export interface MonitoringInput {
 export interface MonitoringPart {
   children: Child<ServiceMonitor>[];
   problems: Problem[];
-  warnings: Problem[];
+  warnings: Warning[];
 }
 
 /** The overrides may not set what the hook sets for monitoring. */
@@ -128,7 +128,7 @@ export function planMonitoring(input: MonitoringInput, owner: Owner): Monitoring
   else {
     const detail = msg.serviceMonitorUnavailable();
     part.warnings.push(
-      problem(Reason.ServiceMonitorUnavailable, `${AT}.metrics.serviceMonitor`, detail),
+      warning(Reason.ServiceMonitorUnavailable, `${AT}.metrics.serviceMonitor`, detail),
     );
   }
   return part;

@@ -2,13 +2,14 @@
 // checks only the combination of spec, release and observed children can make:
 // reserved names in the overrides, a claim's immutable fields, the size budget.
 import type { Deployment } from "kubernetes-types/apps/v1.js";
+import type { NetworkPolicyPeer } from "kubernetes-types/networking/v1.js";
 import type { KubeObject } from "../api/hook.js";
 import type { Networking } from "../api/workload.js";
 import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";
 import { msg } from "../messages.js";
-import { problem, type Problem } from "../problems.js";
+import { warning, type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import { checkSizes } from "../api/budget.js";
 import type { Child, Owner } from "./child.js";
@@ -17,7 +18,7 @@ import { buildDeployment, type DeploymentInput } from "./deployment.js";
 import { buildHpa } from "./hpa.js";
 import { buildIngress } from "./ingress.js";
 import { childNames } from "./labels.js";
-import { buildNetworkPolicy, type Peers } from "./network-policy.js";
+import { allowedPeers, buildNetworkPolicy, type Peers } from "./network-policy.js";
 import { monitoringEnv, planMonitoring } from "./monitoring.js";
 import { checkOverrides } from "./overrides.js";
 import { podLayout } from "./pod-layout.js";
@@ -39,14 +40,14 @@ export interface PlanInput {
 }
 
 export type Plan =
-  | { ok: true; children: KubeObject[]; desiredDeployment: Child<Deployment>; warnings: Problem[] }
+  | { ok: true; children: KubeObject[]; desiredDeployment: Child<Deployment>; warnings: Warning[] }
   | { ok: false; problems: Problem[] };
 
 /** Children, with what they add to the answer's problems and warnings. */
 interface Part {
   children: KubeObject[];
   problems: Problem[];
-  warnings: Problem[];
+  warnings: Warning[];
 }
 
 function generatedOf(desired: Desired): GeneratedConfig | undefined {
@@ -107,12 +108,34 @@ function peersOf(allowedFrom: NonNullable<Networking["allowedFrom"]>): Peers {
   return { namespaces: allowedFrom.namespaces ?? [], labels: allowedFrom.labels ?? [] };
 }
 
+/**
+ * An Ingress behind a NetworkPolicy: the ingress controller's pods connect to
+ * the server, and the policy admits them only if their namespace is among the
+ * peers. Where the controller runs is not in the spec, so only a rule that
+ * admits every namespace (`"*"`: an empty namespaceSelector) or every source
+ * (no peer at all) is known to let it in.
+ */
+function ingressWarnings(allowedFrom: Networking["allowedFrom"]): Warning[] {
+  if (allowedFrom === undefined) return [];
+  const { namespaces, labels } = peersOf(allowedFrom);
+  const from = allowedPeers(namespaces, labels);
+  const everyNamespace = (p: NetworkPolicyPeer) =>
+    p.podSelector === undefined &&
+    p.ipBlock === undefined &&
+    p.namespaceSelector !== undefined &&
+    Object.keys(p.namespaceSelector).length === 0;
+  if (from.length === 0 || from.some(everyNamespace)) return [];
+  const detail = msg.ingressMayBeBlocked(namespaces, labels);
+  return [warning(Reason.IngressMayBeBlocked, "spec.networking.allowedFrom", detail)];
+}
+
 /** The Ingress of networking.expose and the NetworkPolicy of networking.allowedFrom. */
-function networkChildren(desired: Desired, owner: Owner): KubeObject[] {
+function networkChildren(desired: Desired, owner: Owner): Part {
   const { spec } = desired;
   const { ingress } = desired;
   const allowedFrom = spec.networking?.allowedFrom;
   const children: KubeObject[] = [];
+  const warnings = ingress === undefined ? [] : ingressWarnings(allowedFrom);
   if (ingress !== undefined) {
     children.push(
       buildIngress({
@@ -138,7 +161,7 @@ function networkChildren(desired: Desired, owner: Owner): KubeObject[] {
       }),
     );
   }
-  return children;
+  return { children, problems: [], warnings };
 }
 
 /**
@@ -155,7 +178,7 @@ function storageChildren(input: PlanInput, owner: Owner): Part {
   if (storage === undefined) {
     if (observed === undefined) return none;
     const detail = msg.pvcKept(observed.metadata.name);
-    return { ...none, warnings: [problem(Reason.VolumeKept, "spec.workload.storage", detail)] };
+    return { ...none, warnings: [warning(Reason.VolumeKept, "spec.workload.storage", detail)] };
   }
   const pvc = buildPvc({
     ...owner,
@@ -193,7 +216,7 @@ function scalingChildren(desired: Desired, owner: Owner): Part {
     part.children.push(buildPdb({ ...owner, ...budget }));
   else {
     const detail = msg.pdbSkipped(replicas);
-    part.warnings.push(problem(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", detail));
+    part.warnings.push(warning(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", detail));
   }
   return part;
 }
@@ -205,18 +228,21 @@ export function planChildren(input: PlanInput): Plan {
   const owner: Owner = { llsd: desired.llsd, namespace: desired.namespace };
   const deploymentInput = deploymentInputOf(desired, owner);
   const desiredDeployment = buildDeployment(deploymentInput);
-  const storage = storageChildren(input, owner);
-  const scaling = scalingChildren(desired, owner);
-  const monitoring = planMonitoring(
-    {
-      monitoring: spec.monitoring,
-      release: desired.distribution.release,
-      releaseFacts: desired.releaseFacts,
-      overrides: spec.workload?.overrides,
-      childGroups: input.childGroups,
-    },
-    owner,
-  );
+  const parts: Part[] = [
+    networkChildren(desired, owner),
+    storageChildren(input, owner),
+    scalingChildren(desired, owner),
+    planMonitoring(
+      {
+        monitoring: spec.monitoring,
+        release: desired.distribution.release,
+        releaseFacts: desired.releaseFacts,
+        overrides: spec.workload?.overrides,
+        childGroups: input.childGroups,
+      },
+      owner,
+    ),
+  ];
   const configMaps =
     generated === undefined
       ? []
@@ -234,23 +260,15 @@ export function planChildren(input: PlanInput): Plan {
     ...(spec.workload?.overrides?.serviceAccountName === undefined
       ? [buildServiceAccount(owner)]
       : []),
-    ...networkChildren(desired, owner),
-    ...storage.children,
-    ...scaling.children,
-    ...monitoring.children,
+    ...parts.flatMap((p) => p.children),
   ];
   const problems = [
     ...checkOverrides(spec.workload?.overrides, podLayout(deploymentInput)),
     ...checkPodRules(spec.workload, desiredDeployment),
-    ...storage.problems,
-    ...monitoring.problems,
+    ...parts.flatMap((p) => p.problems),
     ...checkSizes(children),
   ];
   if (problems.length > 0) return { ok: false, problems };
-  return {
-    ok: true,
-    children,
-    desiredDeployment,
-    warnings: [...storage.warnings, ...scaling.warnings, ...monitoring.warnings],
-  };
+  const warnings = parts.flatMap((p) => p.warnings);
+  return { ok: true, children, desiredDeployment, warnings };
 }

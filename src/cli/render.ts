@@ -9,6 +9,8 @@ import { isoSeconds } from "../edge/clock.js";
 import { specBindings } from "../config/bindings.js";
 import { collectReferences, scanReferences, type Reference } from "../references.js";
 import { sync, type SyncContext } from "../sync.js";
+import { PROBLEM_CONDITIONS } from "../compute-status.js";
+import { isWarningReason } from "../reasons.js";
 import { formatProblem, problemsFromZod } from "../problems.js";
 import { stringify } from "yaml";
 import { scanYaml, YAML_BOUNDS } from "../config/bounded-yaml.js";
@@ -25,6 +27,8 @@ export interface Rendered {
   notes: string[];
   /** What stops the resource, one `field: what; fix` line each, as in the status. */
   problems: string[];
+  /** What holds but blocks nothing, one `Reason: field: what; fix` line each, as in the status. */
+  warnings: string[];
   failed: boolean;
 }
 
@@ -206,9 +210,15 @@ export function render(text: string, source: string, ctx: SyncContext, now: Date
       : []),
   ];
   const status = outcome.response.status;
-  const stalled = status.conditions?.find((c) => c.type === "Stalled" && c.status === "True");
+  const conditions = status.conditions ?? [];
+  const failed = new Set<string>(PROBLEM_CONDITIONS);
   return {
-    problems: stalled === undefined ? [] : stalled.message.split("\n"),
+    problems: conditions
+      .filter((c) => c.status === "False" && failed.has(c.type))
+      .flatMap((c) => c.message.split("\n")),
+    warnings: conditions
+      .filter((c) => c.status === "True" && isWarningReason(c.type))
+      .flatMap((c) => c.message.split("\n").map((line) => `${c.type}: ${line}`)),
     children: outcome.response.children.map((c) => `---\n${stringify(c, YAML_OPTIONS)}`).join(""),
     status: stringify({ status: outcome.response.status }, YAML_OPTIONS),
     notes,

@@ -14,8 +14,10 @@ const USAGE = `usage: llsd-hook render <cr.yaml|->
 Prints the children the hook would create for a LlamaStackDistribution as
 multi-document YAML on stdout, and the status it would report on stderr.
 Secrets and ConfigMaps in the file are used as they are (their values are never
-printed); others the resource refers to are assumed to exist. Exit code 1 when the
-status phase is Failed, 2 when the file cannot be used.`;
+printed); others the resource refers to are assumed to exist. Each warning is a
+"warning: <reason>: <field>: <what; fix>" line on stderr, each problem an
+"error: <field>: <what; fix>" line. Exit code 1 when the status phase is Failed
+(warnings alone give 0), 2 when the file cannot be used.`;
 
 const HELP = new Set(["--help", "-h", "help"]);
 
@@ -95,6 +97,7 @@ function run(argv: readonly string[], { catalogOf, versionOf }: CliSources): num
   for (const note of out.notes) write(2, `${note}\n`);
   write(1, out.children);
   write(2, out.status);
+  for (const warning of out.warnings) write(2, `warning: ${warning}\n`);
   for (const problem of out.problems) write(2, `error: ${problem}\n`);
   return out.failed ? 1 : 0;
 }

@@ -5,7 +5,7 @@
 // naming both.
 import { LLAMA_APIS, specKeyOf } from "../api/llama-apis.js";
 import { msg } from "../messages.js";
-import { problem, type Problem } from "../problems.js";
+import { problem, warning, type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import { compareStrings } from "../lib/json.js";
 import {
@@ -51,14 +51,14 @@ function removeApis(
   config: StackConfig,
   providers: ProviderMap,
   input: RemovalInput,
-  out: { removal: Removal; warnings: Problem[] },
+  out: { removal: Removal; warnings: Warning[] },
 ): void {
   for (const { api, index } of input.disabledApis) {
     const by = `spec.disabled[${index}]`;
     const list = providers[api];
     if (list === undefined && !config.apis.includes(api)) {
       out.warnings.push(
-        problem(
+        warning(
           Reason.NothingToDisable,
           by,
           msg.notInBaseApi(specKeyOf(api), input.distribution, config.dialect.release),
@@ -78,7 +78,7 @@ function removeProviders(
   config: StackConfig,
   providers: ProviderMap,
   input: RemovalInput,
-  out: { removal: Removal; warnings: Problem[] },
+  out: { removal: Removal; warnings: Warning[] },
 ): void {
   for (const { id, index } of input.disabledProviders) {
     const by = `spec.disabledProviders[${index}]`;
@@ -98,7 +98,7 @@ function removeProviders(
     }
     if (!found)
       out.warnings.push(
-        problem(
+        warning(
           Reason.NothingToDisable,
           by,
           msg.notInBaseProvider(id, input.distribution, config.dialect.release),
@@ -115,8 +115,8 @@ function removeProviders(
 export function withoutDisabled(
   config: StackConfig,
   input: RemovalInput,
-): { config: StackConfig; problems: Problem[]; warnings: Problem[] } {
-  const out: { removal: Removal; warnings: Problem[] } = {
+): { config: StackConfig; problems: Problem[]; warnings: Warning[] } {
+  const out: { removal: Removal; warnings: Warning[] } = {
     removal: { providers: [], apis: new Map() },
     warnings: [],
   };

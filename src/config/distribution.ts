@@ -4,7 +4,7 @@
 // another release), else the newest release that ships the distribution.
 import type { Distribution } from "../api/schema.js";
 import { msg } from "../messages.js";
-import { problem, type Result } from "../problems.js";
+import { problem, warning, type Result, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { Catalog, ImagePin } from "./catalog.js";
 import { own } from "../lib/json.js";
@@ -126,15 +126,15 @@ export function resolveDistribution(
   const pin = own(images, release);
   if (pin?.image === undefined)
     return fail(Reason.NoImage, "spec.distribution.name", msg.noPublishedImage(name, release));
-  const warnings = [];
+  const warnings: Warning[] = [];
   if (pin.retired !== undefined)
     warnings.push(
-      problem(Reason.RetiredImage, "spec.distribution", msg.retiredImage(pin.image, pin.retired)),
+      warning(Reason.RetiredImage, "spec.distribution", msg.retiredImage(pin.image, pin.retired)),
     );
   const newest = shipped[0];
   if (dist.release === undefined && newest !== undefined && release !== newest)
     warnings.push(
-      problem(
+      warning(
         Reason.NewerReleaseAvailable,
         "spec.distribution.release",
         msg.newerReleaseAvailable(release, from, newest),

@@ -9,7 +9,7 @@ import { apiOfSpecKey } from "../api/llama-apis.js";
 import { checkAuth } from "./auth.js";
 import type { Spec } from "../api/schema.js";
 import { msg } from "../messages.js";
-import { problem, type Problem, type Result } from "../problems.js";
+import { problem, type Problem, type Result, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { Catalog, ReleaseData } from "./catalog.js";
 import { sha256Hex, toCanonicalYaml } from "./canonical.js";
@@ -102,7 +102,7 @@ function removalInput(spec: Spec, distribution: string): RemovalInput {
 interface Built {
   config: StackConfig;
   problems: Problem[];
-  warnings: Problem[];
+  warnings: Warning[];
   /** Every secret reference, in spec order (duplicates included, for findCollisions). */
   secrets: SecretBinding[];
   /** Env var names the container will have. */
@@ -116,7 +116,7 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
     ...conflictingProviders(spec),
     ...checkAuth(spec.auth, base.dialect),
   ];
-  const warnings: Problem[] = [];
+  const warnings: Warning[] = [];
   const declared = declareProviders(input.bindings.providers, base.dialect);
   problems.push(...declared.problems);
   warnings.push(...declared.warnings);

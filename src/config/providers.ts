@@ -5,7 +5,7 @@
 import { apiOfSpecKey, REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
 import { defaultProviderId, type ProviderBindings, type SpecBindings } from "./bindings.js";
 import { msg } from "../messages.js";
-import { problem, type Problem } from "../problems.js";
+import { problem, warning, type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { ProviderTypeInfo } from "./catalog.js";
 import type { Dialect } from "./dialect.js";
@@ -213,7 +213,7 @@ function unknownApi(specKey: string, dialect: Dialect): Problem {
 interface Declared {
   declared: DeclaredProvider[];
   problems: Problem[];
-  warnings: Problem[];
+  warnings: Warning[];
 }
 
 /** One spec entry: its type resolved and its fields mapped, or why it cannot be. */
@@ -238,17 +238,16 @@ function declareEntry(out: Declared, bound: ProviderBindings, api: Api, dialect:
     );
     return;
   }
-  const deprecated = (text: string) =>
-    problem(
-      Reason.DeprecatedProviderType,
-      path,
-      msg.deprecatedProviderType(type, dialect.release, text),
-    );
+  const deprecated = msg.deprecatedProviderType;
   if (info.deprecationError !== null) {
-    out.problems.push(deprecated(info.deprecationError));
+    const detail = deprecated(type, dialect.release, info.deprecationError);
+    out.problems.push(problem(Reason.DeprecatedProviderType, path, detail));
     return;
   }
-  if (info.deprecationWarning !== null) out.warnings.push(deprecated(info.deprecationWarning));
+  if (info.deprecationWarning !== null) {
+    const detail = deprecated(type, dialect.release, info.deprecationWarning);
+    out.warnings.push(warning(Reason.DeprecatedProviderType, path, detail));
+  }
   const mapped = mapEntry(bound, { api, type, info });
   out.declared.push(mapped.provider);
   out.problems.push(...mapped.problems);

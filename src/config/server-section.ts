@@ -5,7 +5,7 @@ import type { Spec } from "../api/schema.js";
 import type { ServerTls } from "../api/workload.js";
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
-import { problem, type Problem } from "../problems.js";
+import { warning, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf } from "./dialect.js";
@@ -27,7 +27,7 @@ export function hasStrictTls(release: ReleaseData | undefined): boolean {
 export function checkOverrideTls(
   configMap: KubeObject,
   release: ReleaseData | undefined,
-): Problem | undefined {
+): Warning | undefined {
   if (release === undefined || !hasStrictTls(release)) return undefined;
   const data = configMap["data"];
   const text = isObject(data) ? own(data, CONFIG_FILE) : undefined;
@@ -38,14 +38,14 @@ export function checkOverrideTls(
   if (!read.ok) {
     if (read.kind === "syntax") return undefined; // Not YAML: the server reports that itself.
     const detail = msg.overrideNotChecked(configMap.metadata.name, CONFIG_FILE, read.detail);
-    return problem(Reason.OverrideNotChecked, "spec.overrideConfig.configMapName", detail);
+    return warning(Reason.OverrideNotChecked, "spec.overrideConfig.configMapName", detail);
   }
   const doc = read.value;
   const server = isObject(doc) ? own(doc, "server") : undefined;
   const s = isObject(server) ? server : {};
   const tls = typeof s["tls_certfile"] === "string" && typeof s["tls_keyfile"] === "string";
   if (tls || s["insecure"] === true) return undefined;
-  return problem(
+  return warning(
     Reason.OverrideNeedsTls,
     "spec.overrideConfig.configMapName",
     msg.overrideNeedsTls(configMap.metadata.name, release.release),

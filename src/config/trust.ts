@@ -15,7 +15,7 @@
 // test/llama-stack/trust.test.ts shows both on the real servers.
 import type { Trust } from "../api/trust.js";
 import { msg } from "../messages.js";
-import { problem, type Problem } from "../problems.js";
+import { warning, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import { isObject, type JsonObject } from "../lib/json.js";
 import { conditionalId, envRef } from "./envsubst.js";
@@ -37,7 +37,7 @@ export interface TrustInput {
 
 interface Trusted {
   config: StackConfig;
-  warnings: Problem[];
+  warnings: Warning[];
 }
 
 /** Whether a provider entry runs: not disabled, and a conditional one's variable is set. */
@@ -84,7 +84,7 @@ function userTls(
  */
 export function withTrust(config: StackConfig, input: TrustInput): Trusted {
   if (input.trust === undefined) return { config, warnings: [] };
-  const warnings: Problem[] = [];
+  const warnings: Warning[] = [];
   const unreachable: string[] = [];
   const providers: Partial<Record<Api, Provider[]>> = {};
   for (const [api, list] of providerLists(config)) {
@@ -97,13 +97,13 @@ export function withTrust(config: StackConfig, input: TrustInput): Trusted {
       const own = userTls(api, p, input.declared);
       if (own === undefined) return { ...p, config: withBundle(p.config) };
       const path = `${own.specPath}.settings.network.tls`;
-      warnings.push(problem(Reason.CaBundleNotApplied, path, msg.caBundleOwnTls(own.id)));
+      warnings.push(warning(Reason.CaBundleNotApplied, path, msg.caBundleOwnTls(own.id)));
       return p;
     });
   }
   if (unreachable.length > 0)
     warnings.push(
-      problem(
+      warning(
         Reason.CaBundleNotApplied,
         "spec.trust.caBundle",
         msg.caBundleUnreachable(unreachable),
@@ -123,10 +123,10 @@ export function checkOverrideTrust(
   trust: Trust | undefined,
   configMapName: string,
   configText: string | undefined,
-): Problem | undefined {
+): Warning | undefined {
   if (trust === undefined || configText === undefined || configText.trim() === "") return undefined;
   if (configText.includes(`\${env.${TRUST.env}`)) return undefined;
-  return problem(
+  return warning(
     Reason.CaBundleNotApplied,
     "spec.trust.caBundle",
     msg.caBundleOverrideUnused(configMapName),

@@ -74,24 +74,24 @@ const DOWN: Direction = {
 };
 
 /** A llamastack.io/v1alpha1 LlamaStackDistribution as v1alpha2. */
-export function toV1alpha2(obj: unknown): Result<JsonObject> {
+export function toV1alpha2(obj: unknown): Result<JsonObject, Problem> {
   return convert(obj, UP);
 }
 
 /** A llamastack.io/v1alpha2 LlamaStackDistribution as v1alpha1. */
-export function toV1alpha1(obj: unknown): Result<JsonObject> {
+export function toV1alpha1(obj: unknown): Result<JsonObject, Problem> {
   return convert(obj, DOWN);
 }
 
-function failed<T = JsonObject>(problems: Problem[]): Result<T> {
+function failed<T = JsonObject>(problems: Problem[]): Result<T, Problem> {
   return { ok: false, problems, warnings: [] };
 }
 
-function invalid<T = JsonObject>(path: string, detail: string): Result<T> {
+function invalid<T = JsonObject>(path: string, detail: string): Result<T, Problem> {
   return failed<T>([problem(Reason.InvalidSpec, path, detail)]);
 }
 
-function convert(input: unknown, dir: Direction): Result<JsonObject> {
+function convert(input: unknown, dir: Direction): Result<JsonObject, Problem> {
   const checked = checkObject(input, dir.from);
   if (!checked.ok) return checked;
   const taken = takeRestore(checked.value, dir.incoming);
@@ -128,7 +128,7 @@ function convert(input: unknown, dir: Direction): Result<JsonObject> {
 const annotationPath = (key: string) => formatPath(["metadata", "annotations", key]);
 
 /** An object of the expected version and kind, within bounds. */
-function checkObject(input: unknown, apiVersion: string): Result<JsonObject> {
+function checkObject(input: unknown, apiVersion: string): Result<JsonObject, Problem> {
   if (!isObject(input)) return invalid("object", msg.convertNotAnObject());
   const shape = measure(input, OBJECT_BOUNDS);
   if (shape.problem !== undefined)
@@ -159,7 +159,7 @@ function describeText(value: unknown): string {
 type Taken = { core: JsonObject; entries: RestoreEntry[] };
 
 /** The restore list an earlier conversion left, and the object without it. */
-function takeRestore(obj: JsonObject, key: string): Result<Taken> {
+function takeRestore(obj: JsonObject, key: string): Result<Taken, Problem> {
   const text = annotationOf(obj, key);
   const core = withoutAnnotation(obj, key);
   if (text === undefined) return { ok: true, value: { core, entries: [] }, warnings: [] };

@@ -3,10 +3,11 @@
 // (no safe v1alpha2 meaning: an error, so that nothing changes), a CA bundle
 // spec.trust.caBundle cannot take, and fields whose v1alpha2 home is only
 // planned (warnings). Pure: observe() calls it with the parent, and resolve()
-// reports the errors as the spec's problems and the warnings with the config's.
+// reports the errors as the spec's problems and the warnings with the others
+// (each reason a condition of the status).
 import { isObject, own, formatPath, type JsonObject } from "../lib/json.js";
 import { msg } from "../messages.js";
-import { type Problem } from "../problems.js";
+import { type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import { V1ALPHA1_FIELDS_ANNOTATION, annotationOf } from "./annotations.js";
 import { OBJECT_BOUNDS } from "./convert.js";
@@ -15,13 +16,11 @@ import { namespaceOf } from "./reader.js";
 import { decodeRestore, treeOf } from "./restore.js";
 import { FIELD_RULES } from "./table.js";
 
-/** A note is a Problem: the status reports it like any other (src/resolve.ts). */
-type ConversionNote = Problem;
-
+/** A note is a Problem or a Warning: the status reports it like any other (src/resolve.ts). */
 export interface ConversionNotes {
   /** The object must not run as it is (the hook keeps what runs). */
-  errors: ConversionNote[];
-  warnings: ConversionNote[];
+  errors: Problem[];
+  warnings: Warning[];
 }
 
 /** Notes for a v1alpha2 object from its llamastack.io/v1alpha1-fields annotation. */

@@ -13,13 +13,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { API_VERSION, GROUP, KIND } from "../../src/api/schema.js";
+import { isWarningReason } from "../../src/reasons.js";
 import { CASES_DIR } from "../golden/harness.js";
 import { argocdHealth, codeBlocks, docSection } from "./tools.js";
 
 interface Condition {
   type: string;
   status: string;
-  message?: string;
+  message: string;
   observedGeneration?: number;
 }
 interface Status {
@@ -239,6 +240,32 @@ describe("Argo CD health check (docs/operations/argocd.md, run by gopher-lua as 
     const healths = new Set(golden.map((r) => r.want.status));
     expect([...healths].sort()).to.deep.equal(["Degraded", "Healthy", "Progressing"]);
     expect(mismatches(lua, golden)).to.deep.equal([]);
+  });
+
+  it("says why: Degraded names the False condition that holds the detail, Healthy the warning conditions", () => {
+    const got = runAll(lua, golden);
+    const checked = { degraded: 0, warned: 0 };
+    golden.forEach((row, i) => {
+      const health = got[i] ?? {};
+      const conditions = row.obj.status?.conditions ?? [];
+      if (health.status === "Degraded") {
+        const named = /^(\w+) is False: (\w+) at \S/.exec(health.message ?? "");
+        expect(named, `${row.name}: ${health.message}`).to.not.equal(null);
+        const held = conditions.find((c) => c.type === named?.[1]);
+        expect(held?.status, row.name).to.equal("False");
+        expect(held?.message.split("\n")[0], row.name).to.match(/^\S+: \S/);
+        checked.degraded += 1;
+      }
+      const warnings = conditions.filter((c) => c.status === "True" && isWarningReason(c.type));
+      if (health.status === "Healthy" && warnings.length > 0) {
+        expect(health.message, row.name).to.include(
+          `Warning conditions: ${warnings.map((c) => c.type).join(", ")}.`,
+        );
+        checked.warned += 1;
+      }
+    });
+    expect(checked.degraded).to.be.greaterThan(10);
+    expect(checked.warned).to.be.greaterThan(0);
   });
 
   it("never says Healthy for a status older than the spec, nor before the hook answered", () => {

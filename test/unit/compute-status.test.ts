@@ -1,9 +1,10 @@
-// Table tests of computeStatus: one row per situation the status must tell apart.
+// Table tests of computeStatus: one row per situation the status must tell apart;
+// a failure's detail stated once, warnings each a condition of their own.
 import { expect } from "chai";
 import type { Status } from "../../src/api/status.js";
 import { computeStatus, type Returned } from "../../src/compute-status.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
-import { problem } from "../../src/problems.js";
+import { problem, warning } from "../../src/problems.js";
 import { Reason } from "../../src/reasons.js";
 import type { Desired } from "../../src/desired.js";
 import type { Resolution } from "../../src/resolve.js";
@@ -71,7 +72,7 @@ const valid: Resolution = {
   validation: { ok: true },
   references: { ok: true },
   config: { ok: true },
-  configWarnings: [],
+  warnings: [],
   desired,
 };
 
@@ -86,7 +87,7 @@ const invalid: Resolution = {
     message: "Not checked: the spec is invalid.",
   },
   config: { ok: "unknown", reason: "SpecInvalid", message: "Not generated: the spec is invalid." },
-  configWarnings: [],
+  warnings: [],
   desired: undefined,
 };
 
@@ -239,23 +240,123 @@ describe("computeStatus", () => {
     expect(keptRun).not.to.have.property("configGeneration");
   });
 
-  it("puts warnings in the conditions they concern, and truncates very long messages", () => {
-    const warn = problem(Reason.NewerReleaseAvailable, "spec.distribution", "x".repeat(5000));
+  it("states a failure's detail once, in its condition; Ready and Stalled name it in one line", () => {
+    const detail = "is not a provider type; use one of a, b";
     const status = computeStatus({
       now: NOW,
       observed: observed(),
-      resolution: { ...valid, configWarnings: [warn] },
-      returned: {
-        ...updated,
-        workloadWarnings: [problem(Reason.InvalidSpec, "spec.w", "careful")],
+      resolution: {
+        ...valid,
+        references: {
+          ok: false,
+          problems: [problem(Reason.SecretNotFound, "spec.providers.inference[0].apiKey", "gone")],
+        },
+        config: {
+          ok: false,
+          problems: [
+            problem(Reason.UnknownProviderType, "spec.providers.inference[0].provider", detail),
+            problem(Reason.UnknownProviderType, "spec.providers.inference[1].provider", detail),
+          ],
+        },
       },
+      returned: kept,
     });
     const conditions = byType(status);
-    const config = conditions.get("ConfigGenerated")?.message ?? "";
-    expect(config).to.match(/^Generated llsd-config-abcdef0123\.\nWarnings:\n/);
-    expect(config).to.match(/… \(truncated\)$/);
-    expect(conditions.get("DeploymentUpdated")?.message).to.equal(
-      "The Deployment matches the spec.\nWarnings:\nspec.w: careful",
+    expect(conditions.get("ConfigGenerated")?.message).to.equal(
+      `spec.providers.inference[0].provider: ${detail}\nspec.providers.inference[1].provider: ${detail}`,
+    );
+    expect(conditions.get("Ready")).to.include({
+      reason: "SecretNotFound",
+      message: "SecretsResolved is False: SecretNotFound at spec.providers.inference[0].apiKey",
+    });
+    expect(conditions.get("Stalled")).to.include({
+      reason: "SecretNotFound",
+      message:
+        "SecretsResolved is False: SecretNotFound at spec.providers.inference[0].apiKey; ConfigGenerated is False: UnknownProviderType at spec.providers.inference[0].provider (and 1 more)",
+    });
+    const said = (status.conditions ?? []).filter((c) => c.message.includes(detail));
+    expect(said.map((c) => c.type)).to.deep.equal(["ConfigGenerated"]);
+  });
+
+  it("reports each warning reason as a condition of its own, several at once, in a fixed order", () => {
+    const warnings = {
+      config: [
+        warning(Reason.CaBundleNotApplied, "spec.trust.caBundle", "a"),
+        warning(Reason.RetiredImage, "spec.distribution", "retired"),
+        warning(Reason.CaBundleNotApplied, "spec.providers.inference[0].settings", "b"),
+      ],
+      workload: [warning(Reason.PdbSkipped, "spec.workload.podDisruptionBudget", "skipped")],
+    };
+    const status = computeStatus({
+      now: NOW,
+      observed: observed({ deployment: deployment(1, true) }),
+      resolution: { ...valid, warnings: warnings.config },
+      returned: { ...done, workloadWarnings: warnings.workload },
+    });
+    const conditions = status.conditions ?? [];
+    expect(conditions.slice(6).map((c) => [c.type, c.status, c.reason])).to.deep.equal([
+      ["RetiredImage", "True", "RetiredImage"],
+      ["CaBundleNotApplied", "True", "CaBundleNotApplied"],
+      ["PdbSkipped", "True", "PdbSkipped"],
+    ]);
+    expect(byType(status).get("CaBundleNotApplied")?.message).to.equal(
+      "spec.trust.caBundle: a\nspec.providers.inference[0].settings: b",
+    );
+    for (const c of conditions.slice(0, 5))
+      expect(c.message, c.type).not.to.match(/retired|skipped|\bWarnings\b/);
+    expect(byType(status).get("Ready")).to.include({
+      status: "True",
+      message:
+        "The server is running the current spec. Warning conditions: RetiredImage, CaBundleNotApplied, PdbSkipped.",
+    });
+    expect(status.phase).to.equal("Ready");
+  });
+
+  it("a warning keeps its lastTransitionTime while it holds, and its condition goes when it ends", () => {
+    const retired = warning(Reason.RetiredImage, "spec.distribution", "retired");
+    const newer = warning(Reason.NewerReleaseAvailable, "spec.distribution.release", "newer");
+    const first = computeStatus({
+      now: EARLIER,
+      observed: observed(),
+      resolution: { ...valid, warnings: [retired] },
+      returned: updated,
+    });
+    const later = computeStatus({
+      now: NOW,
+      observed: observed({ status: first }),
+      resolution: { ...valid, warnings: [retired, newer] },
+      returned: updated,
+    });
+    expect(byType(later).get("RetiredImage")?.lastTransitionTime).to.equal(EARLIER);
+    expect(byType(later).get("NewerReleaseAvailable")?.lastTransitionTime).to.equal(NOW);
+    const ended = computeStatus({
+      now: NOW,
+      observed: observed({ status: later }),
+      resolution: valid,
+      returned: updated,
+    });
+    for (const type of ["RetiredImage", "NewerReleaseAvailable"])
+      expect(byType(ended).has(type), type).to.equal(false);
+    // Warnings are reported while the spec fails too.
+    const failing = computeStatus({
+      now: NOW,
+      observed: observed(),
+      resolution: { ...invalid, warnings: [retired] },
+      returned: kept,
+    });
+    expect(byType(failing).get("RetiredImage")?.status).to.equal("True");
+  });
+
+  it("truncates very long messages", () => {
+    const warn = warning(Reason.NewerReleaseAvailable, "spec.distribution", "x".repeat(5000));
+    const status = computeStatus({
+      now: NOW,
+      observed: observed(),
+      resolution: { ...valid, warnings: [warn] },
+      returned: updated,
+    });
+    expect(byType(status).get("NewerReleaseAvailable")?.message).to.match(
+      /^spec\.distribution: x+\n… \(truncated\)$/,
     );
   });
 });

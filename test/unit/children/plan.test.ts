@@ -107,7 +107,26 @@ describe("planChildren", () => {
         "HorizontalPodAutoscaler/llama-hpa",
         "PodDisruptionBudget/llama-pdb",
       ],
+      ["spec.networking.allowedFrom"],
+    ],
+    [
+      "an Ingress behind a policy that admits every namespace: no warning",
+      input({
+        networking: {
+          expose: { hostname: "llama.example.com" },
+          allowedFrom: { namespaces: ["ui", "*"] },
+        },
+      }),
+      [...BASE, "Ingress/llama-ingress", "NetworkPolicy/llama-network-policy"],
       [],
+    ],
+    [
+      "an Ingress behind a policy of label keys: the controller's namespace may lack them, a warning",
+      input({
+        networking: { expose: { enabled: true }, allowedFrom: { labels: ["llama-client"] } },
+      }),
+      [...BASE, "Ingress/llama-ingress", "NetworkPolicy/llama-network-policy"],
+      ["spec.networking.allowedFrom"],
     ],
     [
       "expose turned off: no Ingress",

@@ -12,6 +12,7 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,6 +62,24 @@ describe("llsd-hook commands", function () {
       expect(run.stderr).to.equal("");
       expect(run.status).to.equal(0);
     });
+
+  it("render with warnings only: one `warning: <reason>: <field>: …` line each on stderr, exit 0", () => {
+    const dir = mkdtempSync(join(tmpdir(), "llsd-warn-"));
+    try {
+      const file = join(dir, "cr.yaml");
+      writeFileSync(
+        file,
+        "apiVersion: llamastack.io/v1alpha2\nkind: LlamaStackDistribution\nmetadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  workload: {podDisruptionBudget: {minAvailable: 1}}\n",
+      );
+      const run = cli(["render", file]);
+      expect(run.status, run.stderr).to.equal(0);
+      expect(run.stderr.split("\n").filter((l) => /^(warning|error):/.test(l))).to.deep.equal([
+        "warning: PdbSkipped: spec.workload.podDisruptionBudget: no PodDisruptionBudget is created: with 1 replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it("no command, or an unknown one: the usage on stderr, exit 2", () => {
     for (const args of [[], ["rendr", "x.yaml"], ["render"]]) {

@@ -95,6 +95,51 @@ describe("llsd-hook render", () => {
     expect(out.status).to.equal(direct.status);
   });
 
+  it("reports warnings as reason-and-field lines, and does not fail on them alone", () => {
+    const out = render(
+      `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  workload: {podDisruptionBudget: {minAvailable: 1}}\n  networking:\n    expose: {hostname: llama.example.com}\n    allowedFrom: {namespaces: [apps]}\n`,
+      "cr.yaml",
+      syncContext(),
+      NOW,
+    );
+    expect(out.failed).to.equal(false);
+    expect(out.problems).to.deep.equal([]);
+    expect(out.warnings.map((w) => w.slice(0, w.indexOf(": ", w.indexOf(": ") + 2)))).to.deep.equal(
+      [
+        "PdbSkipped: spec.workload.podDisruptionBudget",
+        "IngressMayBeBlocked: spec.networking.allowedFrom",
+      ],
+    );
+    expect(out.warnings[1]).to.include(
+      "add its namespace to spec.networking.allowedFrom.namespaces",
+    );
+    const everyNamespace = render(
+      `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  networking:\n    expose: {hostname: llama.example.com}\n    allowedFrom: {namespaces: [apps, "*"]}\n`,
+      "cr.yaml",
+      syncContext(),
+      NOW,
+    );
+    expect(everyNamespace.warnings).to.deep.equal([]);
+  });
+
+  it("prints warnings beside problems, each from its own condition", () => {
+    const out = render(
+      `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter, release: "0.7.3"}\n  providers: {vectorIo: [{provider: "inline::sqlite_vec"}]}\n`,
+      "cr.yaml",
+      syncContext(),
+      NOW,
+    );
+    expect(out.failed).to.equal(true);
+    expect(out.warnings.map((w) => w.split(": ")[0])).to.deep.equal([
+      "RetiredImage",
+      "DeprecatedProviderType",
+    ]);
+    expect(out.problems).to.deep.equal([
+      "spec.providers.vectorIo[0]: config field db_path of inline::sqlite_vec is required; set it under settings (or secretRefs for a secret)",
+      "spec.providers.vectorIo[0]: config field persistence of inline::sqlite_vec is required; set it under settings (or secretRefs for a secret)",
+    ]);
+  });
+
   it("reports a spec problem as the status's field-and-fix line, and fails", () => {
     const out = render(
       `${HEAD}metadata: {name: llama}\nspec:\n  distribution: {name: starter}\n  providers: {inference: [{provider: vllm}, {provider: ollama}]}\n`,

@@ -10,7 +10,7 @@ import { toV1alpha1, toV1alpha2 } from "../../../src/convert/convert.js";
 import { getAt, pathOf } from "../../../src/convert/json-path.js";
 import { V1ALPHA2_ONLY } from "../../../src/convert/table.js";
 import { canonicalJson } from "../../../src/lib/json.js";
-import { formatProblem, type Result } from "../../../src/problems.js";
+import { formatProblem, type Problem, type Result } from "../../../src/problems.js";
 import { v1alpha2Object } from "./arbitraries.js";
 
 const V1 = { apiVersion: "llamastack.io/v1alpha1", kind: "LlamaStackDistribution" };
@@ -33,13 +33,13 @@ const withKept = (text: unknown) => ({
   spec: { server: SERVER },
 });
 
-function problemsOf(result: Result<JsonObject>): string[] {
+function problemsOf(result: Result<JsonObject, Problem>): string[] {
   return result.ok ? [] : result.problems.map(formatProblem);
 }
 
 const ROWS: {
   label: string;
-  convert: (o: unknown) => Result<JsonObject>;
+  convert: (o: unknown) => Result<JsonObject, Problem>;
   input: unknown;
   expected: string;
 }[] = [

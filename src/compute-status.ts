@@ -7,7 +7,7 @@
 // A failure's detail is stated once, in the condition it belongs to; Ready and
 // Stalled carry a one-line summary naming that condition. Each warning reason
 // is a condition of its own, True while it holds and absent otherwise
-// (docs/adr/0011-warnings-as-conditions.md).
+// (docs/adr/0012-warnings-as-conditions.md).
 import type { Condition, ConditionType, Phase, Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
 import { serviceUrl } from "./children/service.js";

@@ -3,7 +3,7 @@
 // each naming what is wrong in a spec or what it refers to, the reasons of
 // warnings, and the reasons of conditions that hold. A failed condition takes
 // its first problem's reason; a warning is a condition of its own, whose type
-// is its reason (docs/adr/0011-warnings-as-conditions.md).
+// is its reason (docs/adr/0012-warnings-as-conditions.md).
 
 export const Reason = {
   // The spec itself

@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, PLURAL } from "../../src/api/schema.js";
@@ -342,11 +342,13 @@ describe("install: Metacontroller in another namespace and ServiceAccount, set i
     const hookUrl = `https://127.0.0.1:${port}`;
     const ca = readFileSync(join(pki, "ca.crt"), "utf8");
     await waitFor(
-      `the hook to answer /readyz over HTTPS (log: ${dirname(dir)})`,
+      "the hook to answer /readyz over HTTPS",
       async () =>
         (await httpsStatus(`${hookUrl}/readyz`, ca).catch(() => 0)) === 200 ? true : undefined,
       60_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\nthe hook's log:\n${out}`);
+    });
 
     // Metacontroller, signed in as the new ServiceAccount, resolves the applied
     // CompositeController's caBundle and authorization from their Secrets.

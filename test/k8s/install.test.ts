@@ -9,86 +9,40 @@
 // its published module (scripts/third-party-crds.sh). Metacontroller's RBAC is
 // checked with a SubjectAccessReview per verb and kind.
 import { expect } from "chai";
-import { spawnSync } from "node:child_process";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse, parseAllDocuments } from "yaml";
+import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
-import { API_VERSION, PLURAL } from "../../src/api/schema.js";
-import { RELATED_TYPES } from "../../src/children/types.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
-import { commandLines, docSection, kubectl, root, thirdPartyCrdDir } from "../install/tools.js";
+import { DEFAULT_IDENTITY, serviceAccountUser } from "../install/metacontroller-identity.js";
+import { root, thirdPartyCrdDir } from "../install/tools.js";
+import {
+  copyTree,
+  describeRun,
+  httpsCommands,
+  installCommand,
+  kubectlEnv,
+  mayDo,
+  metacontrollerMustNot,
+  gone,
+  reviewNeeds,
+  runLines,
+  warnings,
+  type Run,
+} from "./install-run.js";
 import { cluster } from "./setup.js";
 import { waitFor } from "./kube.js";
 
-const METACONTROLLER = "system:serviceaccount:metacontroller:metacontroller";
+const METACONTROLLER = serviceAccountUser(DEFAULT_IDENTITY);
 const CRD_API = "apiextensions.k8s.io/v1";
 const CC_API = "metacontroller.k8s.io/v1alpha1";
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The README lines, each run as written by bash in `cwd`, with our kubectl and kubeconfig. */
-function runLines(lines: string[], cwd: string, env: Record<string, string>): Run {
-  // stdin from /dev/null: on a socket (Node's pipes) bash would read /etc/bash.bashrc.
-  const r = spawnSync("bash", ["-euo", "pipefail", "-c", lines.join("\n")], {
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-    env,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-const warnings = (run: Run) => run.stderr.split("\n").filter((l) => /^Warning:/.test(l));
-
-function describeRun(run: Run): string {
-  return `exit ${run.status}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
-}
-
-/** The README's install command: the one `kubectl apply --server-side` of "Install" before its subsections. */
-function installCommand(): string {
-  const section = docSection("README.md", "## Install");
-  const lines = commandLines(
-    section.slice(0, section.indexOf("\n### ")),
-    "kubectl apply --server-side",
-  );
-  expect(lines, 'README "Install": one kubectl apply --server-side line').to.have.length(1);
-  return lines[0]!;
-}
-
-/** The HTTPS page's lines: the token, then the overlay's kubectl apply. */
-function httpsCommands(): string[] {
-  const section = docSection(
-    "docs/operations/https.md",
-    "# HTTPS between Metacontroller and the hook",
-  );
-  const lines = [...commandLines(section, "openssl "), ...commandLines(section, "kubectl apply")];
-  expect(
-    lines,
-    'docs/operations/https.md "HTTPS between Metacontroller and the hook": the token and the apply',
-  ).to.have.length(2);
-  return lines;
-}
-
-function copyTree(to: string, dirs: string[]): void {
-  for (const d of dirs) cpSync(join(root, d), join(to, d), { recursive: true });
-}
+/** The CRDs this test installs beside the suite's own. */
+const THIRD_PARTY_CRDS = [
+  "compositecontrollers.metacontroller.k8s.io",
+  "issuers.cert-manager.io",
+  "certificates.cert-manager.io",
+];
 
 function objectsOf(yamlText: string): KubeObject[] {
   return parseAllDocuments(yamlText)
@@ -104,15 +58,10 @@ describe("install: the README's kubectl apply against the real API server", func
   before(async () => {
     const kube = cluster().kube;
     work = mkdtempSync(join(tmpdir(), "llsd-install-"));
-    // Only our kubectl on PATH beside the system tools; a HOME of its own (no ~/.kube, no kuberc).
-    mkdirSync(join(work, "bin"));
-    mkdirSync(join(work, "home"));
-    symlinkSync(kubectl(), join(work, "bin", "kubectl"));
-    env = {
-      PATH: `${join(work, "bin")}:/usr/bin:/bin`,
-      HOME: join(work, "home"),
-      KUBECONFIG: cluster().kubeconfig,
-    };
+    env = kubectlEnv(work, cluster().kubeconfig);
+    // The other install test (install-identity.test.ts) may have just deleted them.
+    await gone(kube, "v1", "namespaces", ["llsd-hook", "metacontroller"]);
+    await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
     // What installing Metacontroller leaves: its namespace and its CompositeController CRD.
     for (const obj of [
       { apiVersion: "v1", kind: "Namespace", metadata: { name: "metacontroller" } },
@@ -139,11 +88,7 @@ describe("install: the README's kubectl apply against the real API server", func
   after(async () => {
     const kube = cluster().kube;
     await kube.remove(CC_API, "compositecontrollers", undefined, "llsd-hook");
-    for (const name of [
-      "compositecontrollers.metacontroller.k8s.io",
-      "issuers.cert-manager.io",
-      "certificates.cert-manager.io",
-    ])
+    for (const name of THIRD_PARTY_CRDS)
       await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
     for (const ns of ["llsd-hook", "metacontroller"])
       await kube.remove("v1", "namespaces", undefined, ns);
@@ -154,6 +99,8 @@ describe("install: the README's kubectl apply against the real API server", func
         undefined,
         "metacontroller-llsd-hook",
       );
+    await gone(kube, "v1", "namespaces", ["llsd-hook", "metacontroller"]);
+    await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -261,14 +208,17 @@ describe("install: the README's kubectl apply against the real API server", func
       });
       expect(webhook?.["path"], name).to.equal(`/${name}`);
     }
-    // The same token where the hook reads it and where Metacontroller reads it.
+    // One token, in the Secret the hook mounts and Metacontroller's webhooks name.
     const token = readFileSync(join(tree, "examples", "https", "token.txt"), "utf8");
-    for (const ns of ["llsd-hook", "metacontroller"]) {
-      const secret = (await kube.get("v1", "secrets", ns, "llsd-hook-token")) as unknown as {
-        data: { token: string };
-      };
-      expect(Buffer.from(secret.data.token, "base64").toString(), ns).to.equal(token);
-    }
+    for (const name of ["sync", "customize"])
+      expect(cc.spec.hooks[name]?.webhook["authorization"], name).to.deep.equal({
+        type: "Bearer",
+        secretRef: { name: "llsd-hook-token", namespace: "llsd-hook", key: "token" },
+      });
+    const secret = (await kube.get("v1", "secrets", "llsd-hook", "llsd-hook-token")) as unknown as {
+      data: { token: string };
+    };
+    expect(Buffer.from(secret.data.token, "base64").toString()).to.equal(token);
     for (const [resource, name] of [
       ["certificates", "llsd-hook-tls"],
       ["certificates", "llsd-hook-ca"],
@@ -282,98 +232,19 @@ describe("install: the README's kubectl apply against the real API server", func
 
   it("Metacontroller's ServiceAccount may do, by SubjectAccessReview, every verb on every child kind and what the parent needs, and no more", async () => {
     const kube = cluster().kube;
-    const review = async (
-      verb: string,
-      group: string,
-      resource: string,
-      opts: { subresource?: string; namespace?: string; user?: string } = {},
-    ): Promise<boolean> => {
-      const user = opts.user ?? METACONTROLLER;
-      const [, , ns] = user.split(":");
-      const res = await kube.request<{ status: { allowed: boolean; evaluationError?: string } }>({
-        method: "POST",
-        path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-        body: {
-          apiVersion: "authorization.k8s.io/v1",
-          kind: "SubjectAccessReview",
-          spec: {
-            user,
-            groups: [
-              "system:serviceaccounts",
-              `system:serviceaccounts:${ns}`,
-              "system:authenticated",
-            ],
-            resourceAttributes: {
-              verb,
-              group,
-              resource,
-              ...(opts.subresource === undefined ? {} : { subresource: opts.subresource }),
-              ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
-            },
-          },
-        },
-      });
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-      expect(res.body.status.evaluationError ?? "").to.equal("");
-      return res.body.status.allowed;
-    };
-    const groupOf = (apiVersion: string) =>
-      apiVersion.includes("/") ? apiVersion.split("/")[0]! : "";
-    const cc = parse(
-      readFileSync(join(root, "metacontroller", "compositecontroller.yaml"), "utf8"),
-    ) as {
-      spec: { childResources: { apiVersion: string; resource: string }[] };
-    };
-    const want: [string, string, string, string?][] = [];
-    // Children: claimed, created, updated (dynamic apply), patched (server-side apply), deleted,
-    // through cluster-wide informers.
-    for (const c of cc.spec.childResources)
-      for (const verb of ["get", "list", "watch", "create", "update", "patch", "delete"])
-        want.push([verb, groupOf(c.apiVersion), c.resource]);
-    // The parent: watched, adopted into (ownerReferences), its status written.
-    const group = groupOf(API_VERSION);
-    for (const verb of ["get", "list", "watch", "update", "patch"])
-      want.push([verb, group, PLURAL]);
-    for (const verb of ["update", "patch"]) want.push([verb, group, PLURAL, "status"]);
-    // Related objects the customize hook names.
-    for (const t of RELATED_TYPES)
-      for (const verb of ["get", "list", "watch"])
-        want.push([verb, groupOf(t.apiVersion), t.resource]);
-    const denied: string[] = [];
-    for (const [verb, g, resource, subresource] of want)
-      for (const namespace of [undefined, "default"])
-        if (
-          !(await review(verb, g, resource, {
-            ...(subresource ? { subresource } : {}),
-            ...(namespace ? { namespace } : {}),
-          }))
-        )
-          denied.push(
-            `${verb} ${g}/${resource}${subresource ? `/${subresource}` : ""} ${namespace ?? "(all namespaces)"}`,
-          );
+    const { allowed, denied } = await reviewNeeds(kube, METACONTROLLER);
     expect(denied).to.deep.equal([]);
-    expect(want.length).to.be.greaterThan(70);
+    expect(allowed.length).to.be.greaterThan(140);
 
-    // Not granted: writing Secrets, deleting parents, Pods, RBAC.
-    const notGranted: [string, string, string][] = [
-      ["create", "", "secrets"],
-      ["update", "", "secrets"],
-      ["patch", "", "secrets"],
-      ["delete", "", "secrets"],
-      ["delete", group, PLURAL],
-      ["create", "", "pods"],
-      ["create", "rbac.authorization.k8s.io", "clusterrolebindings"],
-    ];
-    const allowed: string[] = [];
-    for (const [verb, g, resource] of notGranted)
-      if (await review(verb, g, resource, { namespace: "default" }))
-        allowed.push(`${verb} ${g}/${resource}`);
-    expect(allowed).to.deep.equal([]);
+    const granted: string[] = [];
+    for (const [verb, g, resource] of metacontrollerMustNot())
+      if (await mayDo(kube, METACONTROLLER, verb, g, resource, { namespace: "default" }))
+        granted.push(`${verb} ${g}/${resource}`);
+    expect(granted).to.deep.equal([]);
     // And another ServiceAccount gets none of it: the binding names Metacontroller's.
     expect(
-      await review("create", "apps", "deployments", {
+      await mayDo(kube, "system:serviceaccount:default:default", "create", "apps", "deployments", {
         namespace: "default",
-        user: "system:serviceaccount:default:default",
       }),
     ).to.equal(false);
   });

@@ -35,6 +35,7 @@
 // types, update methods and hook version are the ones users install.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
@@ -80,6 +81,12 @@ export interface MetacontrollerOptions {
   applyStrategy?: ApplyStrategy;
   /** --apply-strategy-ssa-field-manager (default "metacontroller"). */
   fieldManager?: string;
+  /**
+   * The webhook's caBundle (PEM) and Authorization header value, as Metacontroller resolves
+   * them from the CompositeController's caBundle and authorization (hooks.ResolveCABundle,
+   * ResolveAuthorization): for a hook URL on https.
+   */
+  webhook?: { caBundle?: string; authorization?: string };
 }
 
 /**
@@ -298,6 +305,37 @@ function contentOf(o: KubeObject | undefined): string {
   return canonicalJson(c);
 }
 
+/** POST a JSON body; over https, trusting only `caBundle` when given (as Metacontroller's webhook client does). */
+async function postJson(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  caBundle: string | undefined,
+): Promise<{ status: number; text: string }> {
+  if (caBundle === undefined) {
+    const res = await fetch(url, { method: "POST", headers, body });
+    return { status: res.status, text: await res.text() };
+  }
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      {
+        method: "POST",
+        ca: caBundle,
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 function statusMessage(body: unknown): string {
   const s = body as Status | undefined;
   return typeof s?.message === "string" ? s.message : JSON.stringify(body);
@@ -310,6 +348,7 @@ export class Metacontroller {
   /** The in-process server-side apply cache (lastUpdatedCache); a restart empties it. */
   private readonly lastUpdated = new Map<string, LastUpdate>();
   private readonly kube: Kube;
+  private readonly webhook: NonNullable<MetacontrollerOptions["webhook"]>;
 
   constructor(
     kube: Kube,
@@ -317,6 +356,7 @@ export class Metacontroller {
     options: MetacontrollerOptions = {},
   ) {
     this.kube = kube.withUserAgent(METACONTROLLER_USER_AGENT);
+    this.webhook = options.webhook ?? {};
     this.applyStrategy = options.applyStrategy ?? "dynamic-apply";
     this.fieldManager = options.fieldManager ?? "metacontroller";
   }
@@ -339,12 +379,16 @@ export class Metacontroller {
   }
 
   private async post(path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-    const res = await fetch(`${this.hookUrl}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.webhook.authorization !== undefined)
+      headers["authorization"] = this.webhook.authorization;
+    const res = await postJson(
+      `${this.hookUrl}${path}`,
+      JSON.stringify(body),
+      headers,
+      this.webhook.caBundle,
+    );
+    const text = res.text;
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);

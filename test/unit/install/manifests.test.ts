@@ -36,13 +36,19 @@ function docs(file: string): Obj[] {
     .filter((d): d is Obj => d !== null);
 }
 
-/** Files a kustomization reaches, following directory resources. */
+/** Files a kustomization reaches, following directory resources, components and transformers. */
 function kustomized(dir: string): string[] {
-  const k = docs(join(dir, "kustomization.yaml"))[0] as { resources?: string[] };
-  return (k.resources ?? []).flatMap((r) => {
-    const path = resolve(dir, r);
-    return statSync(path).isDirectory() ? kustomized(path) : [path];
-  });
+  const k = docs(join(dir, "kustomization.yaml"))[0] as {
+    resources?: string[];
+    components?: string[];
+    transformers?: string[];
+  };
+  return [...(k.resources ?? []), ...(k.components ?? []), ...(k.transformers ?? [])].flatMap(
+    (r) => {
+      const path = resolve(dir, r);
+      return statSync(path).isDirectory() ? kustomized(path) : [path];
+    },
+  );
 }
 
 /** A JSON merge patch (RFC 7386), as kustomize applies a patch to a kind it has no schema for. */

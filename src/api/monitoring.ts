@@ -6,6 +6,7 @@
 // OTEL_EXPORTER_OTLP_ENDPOINT is set (llama_stack/telemetry/__init__.py up to
 // 0.7.3). src/children/monitoring.ts turns this into env, ports and children.
 import { z } from "zod";
+import { rule, withRules } from "./rules.js";
 import { AllowedFrom, stringMap } from "./workload.js";
 
 /** OGX's own default metrics port (the OpenTelemetry Prometheus exporter's convention). */
@@ -34,25 +35,42 @@ const ServiceMonitor = z
     "A ServiceMonitor <name>-service-monitor (monitoring.coreos.com/v1) for the Prometheus Operator. Created only where the CompositeController declares ServiceMonitor children (the component manifests/components/servicemonitor); elsewhere the status warns.",
   );
 
-const Metrics = z
-  .strictObject({
-    port: z
-      .number()
-      .int()
-      .min(1024, "must be between 1024 and 65535 (the server runs as non-root)")
-      .max(65535, "must be between 1024 and 65535")
-      .default(DEFAULT_METRICS_PORT)
-      .describe(
-        "Port of the metrics endpoint: the container port and Service port named metrics (1024-65535, not the server port).",
+type MetricsShape = { allowedFrom?: { namespaces?: unknown; labels?: unknown } | undefined };
+
+const Metrics = withRules(
+  z
+    .strictObject({
+      port: z
+        .number()
+        .int()
+        .min(1024, "must be between 1024 and 65535 (the server runs as non-root)")
+        .max(65535, "must be between 1024 and 65535")
+        .default(DEFAULT_METRICS_PORT)
+        .describe(
+          "Port of the metrics endpoint: the container port and Service port named metrics (1024-65535, not the server port).",
+        ),
+      allowedFrom: AllowedFrom.optional().describe(
+        "Who may scrape the metrics port through the NetworkPolicy of spec.networking.allowedFrom (for example the namespace Prometheus runs in); default: the same peers as networking.allowedFrom.",
       ),
-    allowedFrom: AllowedFrom.optional().describe(
-      "Who may scrape the metrics port through the NetworkPolicy of spec.networking.allowedFrom (for example the namespace Prometheus runs in); default: the same peers as networking.allowedFrom.",
+      serviceMonitor: ServiceMonitor.optional(),
+    })
+    .describe(
+      "Serve Prometheus metrics on a port of their own, plain HTTP at /metrics (OGX 1.2 and newer). Llama Stack 0.7.3 and older have no such endpoint; use otlp there.",
     ),
-    serviceMonitor: ServiceMonitor.optional(),
-  })
-  .describe(
-    "Serve Prometheus metrics on a port of their own, plain HTTP at /metrics (OGX 1.2 and newer). Llama Stack 0.7.3 and older have no such endpoint; use otlp there.",
-  );
+  [
+    rule<MetricsShape>({
+      id: "metrics-allowed-from-names-a-peer",
+      cel: "!has(self.allowedFrom) || has(self.allowedFrom.namespaces) || has(self.allowedFrom.labels)",
+      message:
+        'spec.monitoring.metrics.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove it to admit networking.allowedFrom\'s peers',
+      fieldPath: ".allowedFrom",
+      check: (m) =>
+        m.allowedFrom === undefined ||
+        m.allowedFrom.namespaces !== undefined ||
+        m.allowedFrom.labels !== undefined,
+    }),
+  ],
+);
 
 const Otlp = z
   .strictObject({

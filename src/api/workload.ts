@@ -156,23 +156,40 @@ export const AllowedFrom = z
     "Restrict who may connect with a NetworkPolicy. Without allowedFrom no NetworkPolicy is created and the server is reachable as any Service is.",
   );
 
-export const Networking = z
-  .strictObject({
-    port: z
-      .number()
-      .int()
-      .min(
-        1024,
-        "must be between 1024 and 65535 (Llama Stack refuses lower ports, and the server runs as non-root)",
-      )
-      .max(65535, "must be between 1024 and 65535")
-      .default(DEFAULT_PORT)
-      .describe("Port the server listens on and the Service exposes (1024-65535)."),
-    tls: Tls.optional(),
-    expose: Expose.optional(),
-    allowedFrom: AllowedFrom.optional(),
-  })
-  .describe("How the server is reached.");
+type NetworkingShape = { allowedFrom?: { namespaces?: unknown; labels?: unknown } | undefined };
+
+export const Networking = withRules(
+  z
+    .strictObject({
+      port: z
+        .number()
+        .int()
+        .min(
+          1024,
+          "must be between 1024 and 65535 (Llama Stack refuses lower ports, and the server runs as non-root)",
+        )
+        .max(65535, "must be between 1024 and 65535")
+        .default(DEFAULT_PORT)
+        .describe("Port the server listens on and the Service exposes (1024-65535)."),
+      tls: Tls.optional(),
+      expose: Expose.optional(),
+      allowedFrom: AllowedFrom.optional(),
+    })
+    .describe("How the server is reached."),
+  [
+    rule<NetworkingShape>({
+      id: "allowed-from-names-a-peer",
+      cel: "!has(self.allowedFrom) || has(self.allowedFrom.namespaces) || has(self.allowedFrom.labels)",
+      message:
+        'spec.networking.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove allowedFrom',
+      fieldPath: ".allowedFrom",
+      check: (n) =>
+        n.allowedFrom === undefined ||
+        n.allowedFrom.namespaces !== undefined ||
+        n.allowedFrom.labels !== undefined,
+    }),
+  ],
+);
 export type Networking = z.infer<typeof Networking>;
 
 /** The server's own TLS (networking.tls), when it is on. */

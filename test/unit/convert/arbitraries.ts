@@ -285,10 +285,11 @@ const networking = opt({
     { enabled: false },
     { hostname: "llama.example.com", ingressClassName: "nginx", tlsSecretName: "llama-web-tls" },
   ),
+  // v1alpha2 refuses an allowedFrom naming no peer (it would admit every source).
   allowedFrom: opt({
     namespaces: fc.subarray(["apps", "*", "team-a"], { minLength: 1 }),
     labels: fc.constantFrom(["myproject/lls-allowed"]),
-  }),
+  }).filter((a) => a.namespaces !== undefined || a.labels !== undefined),
 });
 
 const overrides = opt({

@@ -143,11 +143,7 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
     const baseEnv = base.config.config.Env ?? [];
     expect(image.config.config.Env).to.include.members(baseEnv);
     expect(baseEnv.some((e) => e.startsWith("NODE_VERSION="))).to.equal(true);
-    const nodeVersion = /node:(\d+\.\d+\.\d+)-/.exec(df.base)?.[1];
-    const got = execFileSync("chroot", [rootfs, "/usr/local/bin/node", "--version"], {
-      encoding: "utf8",
-    }).trim();
-    expect(got).to.equal(`v${nodeVersion}`);
+    expect(baseEnv).to.include(`NODE_VERSION=${/node:(\d+\.\d+\.\d+)-/.exec(df.base)?.[1]}`);
     // The stand-in says so, in its label (docs/operations/image.md).
     const label = image.config.config.Labels?.["io.llsd-hook.stand-in-base"] ?? "";
     if (label !== "") console.log(`    base: a stand-in: ${label}`);
@@ -259,11 +255,10 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
     const total = layers.reduce((a, b) => a + b, 0);
     const hook = layers[layers.length - 1] ?? 0;
     const archive = image.manifest.layers.reduce((a, l) => a + l.size, 0);
-    const nodeModules = Number(
-      execFileSync("du", ["-sb", join(rootfs, "app", "node_modules")], { encoding: "utf8" }).split(
-        "\t",
-      )[0],
-    );
+    const nodeModules = walk(join(rootfs, "app", "node_modules"))
+      .map((p) => lstatSync(join(rootfs, "app", "node_modules", p)))
+      .filter((st) => st.isFile())
+      .reduce((a, st) => a + st.size, 0);
     console.log(
       `    size: ${(total / MiB).toFixed(1)} MiB unpacked (base ${((total - hook) / MiB).toFixed(1)} MiB, ` +
         `the hook's layer ${(hook / MiB).toFixed(1)} MiB, of it node_modules ${(nodeModules / MiB).toFixed(1)} MiB); ` +
@@ -369,6 +364,16 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
         // not there
       }
       proc?.kill("SIGKILL");
+    });
+
+    it("runs the base reference's Node.js", function () {
+      runtimeConfig(["node", "--version"]);
+      const out = execFileSync(runc ?? "", runcArgs("run", "--bundle", bundle, `${id}-node`), {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+        timeout: 30_000,
+      });
+      expect(out.trim()).to.equal(`v${/node:(\d+\.\d+\.\d+)-/.exec(df.base)?.[1]}`);
     });
 
     it("prints the package's version with --version", function () {

@@ -12,7 +12,7 @@ export interface Descriptor {
   annotations?: Record<string, string>;
 }
 
-export interface ImageConfig {
+interface ImageConfig {
   User?: string;
   ExposedPorts?: Record<string, object>;
   Env?: string[];

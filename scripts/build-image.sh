@@ -54,23 +54,21 @@ log "building $NAME from the Dockerfile on $BASE_REF (the stand-in $BASE) into $
 mkdir -p "$WORK/context"
 (cd "$ROOT" && echo "$FILES" | xargs cp --parents -t "$WORK/context")
 
-# The npm configuration RUN npm ci needs here: this machine's registry and the
-# CA certificates its Node.js trusts (NODE_EXTRA_CA_CERTS, npm's cafile), as
-# inline `ca[]` entries, since npm's `ca` replaces Node.js's own list.
+# The npm configuration RUN npm ci needs here: this machine's registry, and the
+# CA certificates its npm trusts (npm's cafile, else Node.js's own list plus
+# NODE_EXTRA_CA_CERTS), as `ca[]` entries: npm's `ca` replaces Node.js's list.
 umask 077
-{
-  echo "registry=$(npm config get registry)"
-  echo "fund=false"
-  echo "audit=false"
-  echo "update-notifier=false"
-  CAFILE=$(npm config get cafile)
-  [ "$CAFILE" = null ] || [ "$CAFILE" = undefined ] && CAFILE=""
-  CAFILE=${CAFILE:-${NODE_EXTRA_CA_CERTS:-}}
-  if [ -n "$CAFILE" ]; then
-    awk '/-----BEGIN CERTIFICATE-----/ { pem = "" } { pem = pem $0 "\\n" }
-         /-----END CERTIFICATE-----/ { print "ca[]=\"" pem "\"" }' "$CAFILE"
-  fi
-} > "$WORK/npmrc"
+node -e '
+  const { readFileSync } = require("fs");
+  const { rootCertificates } = require("tls");
+  const [registry, cafile, extra] = process.argv.slice(1);
+  const pems = (file) => readFileSync(file, "utf8").match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  const cas = cafile ? pems(cafile) : extra ? [...rootCertificates, ...pems(extra)] : [];
+  const lines = [`registry=${registry}`, "fund=false", "audit=false", "update-notifier=false"];
+  for (const ca of cas) lines.push(`ca[]=${JSON.stringify(ca)}`);
+  process.stdout.write(lines.join("\n") + "\n");
+' "$(npm config get registry)" "$(npm config get cafile | grep -v -x -e null -e undefined || true)" \
+  "${NODE_EXTRA_CA_CERTS:-}" > "$WORK/npmrc"
 umask 022
 
 # buildah's storage is this build's own; its mounts live in a mount namespace

@@ -27,7 +27,7 @@
 # Where it differs: Debian packages are today's bookworm (and -updates,
 # -security) rather than a snapshot date; npm, corepack and yarn come from the
 # npm registry, not from the Node.js release tarball and yarnpkg's download
-# (same published versions); there is one layer, not three; the entrypoint
+# (same published versions); there is one layer, not one per step; the entrypoint
 # script is this project's; a label, io.llsd-hook.stand-in-base, marks it (and
 # every image built on it). docs/operations/image.md says more.
 # Needs root (a chroot for the Debian install, files owned by root).

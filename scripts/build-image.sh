@@ -89,17 +89,21 @@ unshare --mount --propagation private bash -euo pipefail -c '
 ' >&2
 
 # The archive: the layout buildah wrote, its index naming the image for
-# containerd (io.containerd.image.name), tarred with fixed owners and times.
-INDEX="$WORK/oci/index.json"
+# containerd (io.containerd.image.name) with its platform, tarred with fixed
+# owners and times.
 node -e '
   const fs = require("fs");
-  const [file, name] = process.argv.slice(1);
+  const [dir, name] = process.argv.slice(1);
+  const file = `${dir}/index.json`;
   const index = JSON.parse(fs.readFileSync(file, "utf8"));
   if (index.manifests.length !== 1) throw new Error(`${file}: ${index.manifests.length} manifests`);
   const m = index.manifests[0];
+  const blob = (d) => JSON.parse(fs.readFileSync(`${dir}/blobs/${d.replace(":", "/")}`, "utf8"));
+  const { architecture, os } = blob(blob(m.digest).config.digest);
+  m.platform = { architecture, os };
   m.annotations = { ...m.annotations, "io.containerd.image.name": name, "org.opencontainers.image.ref.name": name };
   fs.writeFileSync(file, JSON.stringify(index));
-' "$INDEX" "$NAME"
+' "$WORK/oci" "$NAME"
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$WORK/oci" -cf "$OUT.tmp" oci-layout index.json blobs
 mv "$OUT.tmp" "$OUT"
 log "done in $(since): $(du -sh "$OUT" | cut -f1) (compressed layers)"

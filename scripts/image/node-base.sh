@@ -72,7 +72,9 @@ log "building $REF (Debian $SUITE minbase, Node.js $NODE_VERSION, npm $NPM, core
 EXCLUDES=(/usr/share/doc/\* /usr/share/groff/\* /usr/share/info/\* /usr/share/linda/\*
   /usr/share/lintian/overrides/\* /usr/share/locale/\* /usr/share/man/\*)
 INCLUDES=(/usr/share/doc/\*/copyright /usr/share/locale/locale.alias)
-DPKGOPTS=()
+# dpkg does not sync each file while the root filesystem is made (the slim images keep this
+# setting, force-unsafe-io, in docker-apt-speedup; written below).
+DPKGOPTS=(--dpkgopt=force-unsafe-io)
 for p in "${EXCLUDES[@]}"; do DPKGOPTS+=("--dpkgopt=path-exclude=$p"); done
 for p in "${INCLUDES[@]}"; do DPKGOPTS+=("--dpkgopt=path-include=$p"); done
 log "installing Debian $SUITE minbase ($(since))"
@@ -80,7 +82,8 @@ SOURCE_DATE_EPOCH=0 unshare --mount --propagation private "$TOOLS/bin/mmdebstrap
   --variant=minbase --mode=root --format=directory \
   --hook-dir="$TOOLS/root/usr/share/mmdebstrap/hooks/merged-usr" \
   "${DPKGOPTS[@]}" "$SUITE" "$R" "$SOURCES" >&2
-mv "$R/etc/dpkg/dpkg.cfg.d/99mmdebstrap" "$R/etc/dpkg/dpkg.cfg.d/docker"
+grep -v -x force-unsafe-io "$R/etc/dpkg/dpkg.cfg.d/99mmdebstrap" > "$R/etc/dpkg/dpkg.cfg.d/docker"
+rm "$R/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
 printf '#!/bin/sh\n# Services are not started in an image build.\nexit 101\n' > "$R/usr/sbin/policy-rc.d"
 chmod 0755 "$R/usr/sbin/policy-rc.d"
 echo force-unsafe-io > "$R/etc/dpkg/dpkg.cfg.d/docker-apt-speedup"

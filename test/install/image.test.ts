@@ -132,6 +132,12 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
     const annotations = image.index.manifests[0]?.annotations ?? {};
     expect(annotations["io.containerd.image.name"]).to.equal(named);
     expect(annotations["org.opencontainers.image.ref.name"]).to.equal(named);
+    // The platform on the index, as containerd matches it on import.
+    expect(image.index.manifests[0]?.platform).to.deep.equal({
+      architecture: image.config.architecture,
+      os: image.config.os,
+    });
+    expect(image.config.architecture).to.equal("amd64");
   });
 
   it("is built on the Dockerfile's base: its layers first, its environment", function () {

@@ -10,6 +10,7 @@ export interface Descriptor {
   digest: string;
   size: number;
   annotations?: Record<string, string>;
+  platform?: { architecture: string; os: string };
 }
 
 interface ImageConfig {
@@ -27,7 +28,12 @@ export interface OciImage {
   layout: string;
   index: { manifests: Descriptor[] };
   manifest: { config: Descriptor; layers: Descriptor[]; annotations?: Record<string, string> };
-  config: { config: ImageConfig; rootfs: { diff_ids: string[] } };
+  config: {
+    architecture: string;
+    os: string;
+    config: ImageConfig;
+    rootfs: { diff_ids: string[] };
+  };
 }
 
 function blob(layout: string, digest: string): string {

@@ -33,7 +33,6 @@
 # Needs root (a chroot for the Debian install, files owned by root).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
 REF=${1:?usage: node-base.sh docker.io/library/node:<version>-<debian>-slim}
 log() { echo "[node-base] $*" >&2; }
 START=$(date +%s)
@@ -55,7 +54,7 @@ SOURCES=$(grep -l 'debian-archive-keyring' /etc/apt/sources.list.d/*.sources 2>/
 
 TOOLS=$("$HERE/tools.sh")
 CACHE_ROOT=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
-KEY=$(cat "$0" "$HERE/tools.sh" "$ROOT/test/node/oci.ts" "$SOURCES" <(echo "$REF") | sha256sum | cut -c1-12)
+KEY=$(cat "$0" "$HERE/tools.sh" "$SOURCES" <(echo "$REF") | sha256sum | cut -c1-12)
 OUT="$CACHE_ROOT/images/node-$NODE_VERSION-$SUITE-slim-$KEY.tar"
 if [ -f "$OUT" ]; then
   echo "$OUT"
@@ -144,21 +143,23 @@ done
 [ "$(chroot "$R" /usr/local/bin/npm --version 2>/dev/null)" = "$NPM" ] || { log "npm is not $NPM"; exit 1; }
 rm -rf "$R/root/.npm" "$R/root/.cache" "$R/home/node/.npm" "$R/home/node/.cache" "$R/tmp/"*
 
-cat > "$WORK/config.json" <<JSON
-{
-  "Env": [
-    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "NODE_VERSION=$NODE_VERSION",
-    "YARN_VERSION=$YARN"
-  ],
-  "Entrypoint": ["docker-entrypoint.sh"],
-  "Cmd": ["node"],
-  "Labels": {
-    "io.llsd-hook.stand-in-base": "$REF, assembled from Debian's packages and the npm registry by scripts/image/node-base.sh"
-  }
-}
-JSON
-log "writing the OCI archive ($(since); rootfs $(du -sh "$R" | cut -f1))"
-(cd "$ROOT" && node --import tsx test/node/oci.ts "$R" "$REF" "$OUT" "$WORK/config.json" --keep-owners >/dev/null)
+# 5. The image: one layer, files with their owners (/home/node is the node
+#    user's, /etc/shadow the shadow group's), fixed timestamps, committed by buildah.
+log "committing the image ($(since); rootfs $(du -sh "$R" | cut -f1))"
+export TOOLS WORK R REF OUT NODE_VERSION YARN
+unshare --mount --propagation private bash -euo pipefail -c '
+  b() { "$TOOLS/bin/buildah" --root "$WORK/storage" --runroot "$WORK/run" --storage-driver overlay "$@"; }
+  policy=(--signature-policy "$TOOLS/root/etc/containers/policy.json")
+  c=$(b from "${policy[@]}" --quiet scratch)
+  cp -a "$R/." "$(b mount "$c")/"
+  b umount "$c" > /dev/null
+  b config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --env NODE_VERSION="$NODE_VERSION" --env YARN_VERSION="$YARN" \
+    --entrypoint "[\"docker-entrypoint.sh\"]" --cmd "[\"node\"]" \
+    --label "io.llsd-hook.stand-in-base=$REF, assembled from Debian'"'"'s packages and the npm registry by scripts/image/node-base.sh" \
+    --created-by "scripts/image/node-base.sh" "$c"
+  b commit "${policy[@]}" --quiet --timestamp 0 --identity-label=false "$c" "oci-archive:$OUT.tmp:$REF" > /dev/null
+'
+mv "$OUT.tmp" "$OUT"
 log "done in $(since): $(du -sh "$OUT" | cut -f1)"
 echo "$OUT"

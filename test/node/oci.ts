@@ -1,11 +1,9 @@
 // Writes a one-layer OCI image layout archive (what `ctr images import` reads)
 // from a root filesystem directory, without a registry or a daemon:
-//   node --import tsx test/node/oci.ts ROOTFS NAME:TAG OUT.tar CONFIG.json [--keep-owners]
+//   node --import tsx test/node/oci.ts ROOTFS NAME:TAG OUT.tar CONFIG.json
 // The layer is an uncompressed tar made with fixed owner and mtime, so the same
 // rootfs gives the same digests. The index names the image through the
 // `io.containerd.image.name` annotation, so the import needs no tag step.
-// With --keep-owners the files keep their owners (a base image's /home/node is
-// uid 1000); otherwise all are root's.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -41,11 +39,12 @@ async function putBlob(work: string, file: string, mediaType: string): Promise<D
   return { mediaType, digest: `sha256:${hex}`, size };
 }
 
-function tar(args: string[], keepOwners = false): void {
-  const owners = keepOwners ? [] : ["--owner=0", "--group=0"];
-  execFileSync("tar", ["--sort=name", "--mtime=@0", ...owners, "--numeric-owner", ...args], {
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+function tar(args: string[]): void {
+  execFileSync(
+    "tar",
+    ["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", ...args],
+    { stdio: ["ignore", "inherit", "inherit"] },
+  );
 }
 
 export async function writeOciArchive(
@@ -53,13 +52,12 @@ export async function writeOciArchive(
   name: string,
   config: Record<string, unknown>,
   out: string,
-  options: { keepOwners?: boolean } = {},
 ): Promise<string> {
   const work = mkdtempSync(join(tmpdir(), "llsd-oci-"));
   try {
     mkdirSync(join(work, "blobs", "sha256"), { recursive: true });
     const layerFile = join(work, "layer.tar");
-    tar(["--xattrs", "-C", rootfs, "-cf", layerFile, "."], options.keepOwners);
+    tar(["--xattrs", "-C", rootfs, "-cf", layerFile, "."]);
     const layer = await putBlob(work, layerFile, "application/vnd.oci.image.layer.v1.tar");
     const configFile = join(work, "config.json");
     writeFileSync(
@@ -115,20 +113,12 @@ export async function writeOciArchive(
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const [rootfs, name, out, configFile, flag] = process.argv.slice(2);
-  if (
-    rootfs === undefined ||
-    name === undefined ||
-    out === undefined ||
-    configFile === undefined ||
-    (flag !== undefined && flag !== "--keep-owners")
-  ) {
-    process.stderr.write("usage: oci.ts ROOTFS NAME:TAG OUT.tar CONFIG.json [--keep-owners]\n");
+  const [rootfs, name, out, configFile] = process.argv.slice(2);
+  if (rootfs === undefined || name === undefined || out === undefined || configFile === undefined) {
+    process.stderr.write("usage: oci.ts ROOTFS NAME:TAG OUT.tar CONFIG.json\n");
     process.exit(2);
   }
   const config = JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>;
-  const digest = await writeOciArchive(rootfs, name, config, out, {
-    keepOwners: flag === "--keep-owners",
-  });
+  const digest = await writeOciArchive(rootfs, name, config, out);
   process.stdout.write(`${digest}\n`);
 }

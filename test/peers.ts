@@ -8,6 +8,8 @@ export interface Peers {
   llamaStackVenvs: Record<string, string>;
   /** The real node (test/node/build.sh, image.sh): binaries, the pause image, server images by release. */
   node?: { binDir: string; pauseImage: string; images: Record<string, string> };
+  /** The hook's own image (scripts/build-image.sh) and the stand-in base it was built on, as OCI archives. */
+  hookImage?: { archive: string; base: string };
 }
 
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");

@@ -11,8 +11,10 @@
 #     pause image (test/node/build.sh; cold: ~6-9 min after the control plane,
 #     whose Go build cache it shares), and a stand-in server image per release the
 #     node tests run (test/node/image.sh; cold: ~3 min each)
-# The Kubernetes build runs in the background while the venvs and server images
-# are prepared; the node is built after it.
+#   - the hook's own image from the Dockerfile (scripts/build-image.sh: buildah
+#     on a stand-in of the Node.js base; cold: ~4 min), and that base
+# The Kubernetes build and the hook's image build run in the background while
+# the venvs and server images are prepared; the node is built after the former.
 # Writes the locations to ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/peers.json for the tests.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +26,10 @@ echo "[peers] preparing real peers (cache: $CACHE)"
 K8S_LOG="$CACHE/k8s-build.log"
 "$ROOT/test/k8s/build.sh" > "$CACHE/k8s-bin-dir" 2> >(tee "$K8S_LOG" >&2) &
 K8S_PID=$!
+IMAGE_LOG="$CACHE/hook-image-build.log"
+echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
+"$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
+IMAGE_PID=$!
 
 # The releases whose server image the node tests run (test/node/README.md).
 NODE_RELEASES="1.5.0 1.4.1"
@@ -48,12 +54,21 @@ if ! wait "$K8S_PID"; then
 fi
 K8S_DIR=$(tail -n1 "$CACHE/k8s-bin-dir")
 NODE_DIR=$("$ROOT/test/node/build.sh")
+if ! wait "$IMAGE_PID"; then
+  tail -n 30 "$IMAGE_LOG" >&2
+  echo "[peers] the hook's image build failed; see $IMAGE_LOG" >&2
+  exit 1
+fi
+HOOK_IMAGE=$(tail -n1 "$CACHE/hook-image")
+HOOK_IMAGE_BASE=$("$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
+echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAGE_LOG" || echo cached))"
 {
   echo "{"
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"
+  echo "  \"hookImage\": {\"archive\": \"$HOOK_IMAGE\", \"base\": \"$HOOK_IMAGE_BASE\"},"
   echo "  \"llamaStackVenvs\": {$(IFS=,; echo "${VENVS[*]}")}"
   echo "}"
 } > "$CACHE/peers.json"

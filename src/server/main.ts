@@ -1,4 +1,5 @@
-// npm start: the hook on PORT (default 8080).
+// npm start: the hook on PORT (default 8080). With --version: prints the version and exits
+// (the image's entrypoint is this file, so `<image> --version` answers it).
 //   PORT                   listen port (8080)
 //   CONFIGS_DIR            the catalog (default: configs/ beside the code)
 //   IMAGE_OVERRIDES_FILE   YAML of distribution name (or name:release) → image
@@ -97,6 +98,12 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
 }
 
 function main(): void {
+  // dist/server/main.js: package.json is two folders up (the image copies it to /app).
+  const version = packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url)));
+  if (process.argv[2] === "--version") {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
   const env = process.env;
   const catalog = loadCatalog({
     ...(env["CONFIGS_DIR"] === undefined ? {} : { configsDir: env["CONFIGS_DIR"] }),
@@ -106,8 +113,7 @@ function main(): void {
   const metrics = createMetrics({
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
     processMetrics: true,
-    // dist/server/main.js: package.json is two folders up (the image copies it to /app).
-    version: packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url))),
+    version,
   });
   const metricsPort = Number(env["METRICS_PORT"] || "9464");
   const app = createApp({

@@ -148,8 +148,28 @@ function sbom(out: string, version: string): string {
   return name;
 }
 
+/** The label scripts/image/node-base.sh puts on its stand-in base, inherited by every image on it. */
+const STAND_IN_LABEL = "io.llsd-hook.stand-in-base";
+
+/** A file of an OCI archive (tar), read with the system's tar. */
+function archiveFile(archive: string, path: string): string {
+  return execFileSync("tar", ["-xOf", archive, path], { encoding: "utf8", maxBuffer: 64 << 20 });
+}
+
+/** The image config's labels of a one-image OCI archive. */
+function imageLabels(archive: string): Record<string, string> {
+  const blob = (digest: string) =>
+    JSON.parse(archiveFile(archive, `blobs/${digest.replace(":", "/")}`)) as unknown;
+  const index = JSON.parse(archiveFile(archive, "index.json")) as {
+    manifests: { digest: string }[];
+  };
+  const manifest = blob(index.manifests[0]?.digest ?? "") as { config: { digest: string } };
+  const config = blob(manifest.config.digest) as { config?: { Labels?: Record<string, string> } };
+  return config.config?.Labels ?? {};
+}
+
 /** The image: built by scripts/build-image.sh when it is there, else how to build it; image.txt says which. */
-function image(out: string, version: string, skip: boolean): string[] {
+function image(out: string, version: string, skip: boolean, dryRun: boolean): string[] {
   const ref = imageOf(version);
   const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1];
   const lines = [`image: ${ref}`, `from: the Dockerfile, on ${base ?? "its base"}`];
@@ -173,6 +193,14 @@ function image(out: string, version: string, skip: boolean): string[] {
     const archive = printed.trim().split("\n").pop() ?? "";
     if (!existsSync(archive))
       fail([`scripts/build-image.sh printed ${JSON.stringify(archive)}, not an archive`]);
+    // An image on the suite's stand-in base is for testing: never part of a release.
+    const standIn = imageLabels(archive)[STAND_IN_LABEL];
+    if (standIn !== undefined && !dryRun)
+      fail([
+        `the image was built on a stand-in base (label ${STAND_IN_LABEL}: ${standIn}); build it on the official base (docker build, or build-image.sh where the base can be pulled) before a release`,
+      ]);
+    if (standIn !== undefined)
+      lines.push(`built on a stand-in base (${standIn}): for testing only, not to be published`);
     const name = `llsd-hook-${version}.oci.tar`;
     copyFileSync(archive, join(out, name));
     written.push(name);
@@ -209,6 +237,6 @@ writeFileSync(
   releaseInstallYaml(installYaml, version, imageOf(version)),
 );
 const files = ["release-notes.md", "install.yaml", npmPackage(out), sbom(out, version)];
-files.push(...image(out, version, values["no-image"]));
+files.push(...image(out, version, values["no-image"], values["dry-run"]));
 writeFileSync(join(out, "SHA256SUMS"), sha256sums(out, files));
 for (const f of [...files, "SHA256SUMS"].sort()) console.log(join(out, f));

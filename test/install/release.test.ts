@@ -228,7 +228,11 @@ describe("npm run release -- --dry-run", function () {
   it("image.txt names the image and the archive, or what is missing to build it", () => {
     const text = readFileSync(join(out, "image.txt"), "utf8");
     expect(text).to.include(`image: ${image}\n`);
-    if (withImage) expect(text).to.include(`archive: ${archive}`);
+    // The suite's image is built on the stand-in base, which image.txt must say.
+    if (withImage)
+      expect(text)
+        .to.include(`archive: ${archive}`)
+        .and.match(/^built on a stand-in base \(.+\): for testing only, not to be published$/m);
     else
       expect(text)
         .to.include("not built: scripts/build-image.sh is missing")

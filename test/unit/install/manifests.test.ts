@@ -421,4 +421,28 @@ describe("install manifests", () => {
     const dep = readFileSync(join(root, "examples", "https", "deployment-https.yaml"), "utf8");
     for (const v of ["TLS_CERT_FILE", "TLS_KEY_FILE", "HOOK_TOKEN_FILE"]) expect(dep).to.include(v);
   });
+
+  it("the HTTPS example overlay makes every probe of the hook's Deployment HTTPS (the kubelet's plain HTTP gets no answer from a TLS port)", () => {
+    type Probe = { httpGet?: { path: string; port: string; scheme?: string } };
+    const probesOf = (file: string) => {
+      const d = docs(file)[0] as Obj & {
+        spec: { template: { spec: { containers: Record<string, unknown>[] } } };
+      };
+      const c = d.spec.template.spec.containers[0] ?? {};
+      return Object.fromEntries(Object.entries(c).filter(([k]) => k.endsWith("Probe"))) as Record<
+        string,
+        Probe
+      >;
+    };
+    const base = probesOf(join(root, "manifests", "hook", "deployment.yaml"));
+    const https = probesOf(join(root, "examples", "https", "deployment-https.yaml"));
+    expect(Object.keys(base)).to.include.members([
+      "startupProbe",
+      "readinessProbe",
+      "livenessProbe",
+    ]);
+    expect(Object.keys(https).sort()).to.deep.equal(Object.keys(base).sort());
+    for (const [name, probe] of Object.entries(base))
+      expect(https[name]?.httpGet, name).to.deep.equal({ ...probe.httpGet, scheme: "HTTPS" });
+  });
 });

@@ -14,7 +14,12 @@ import { parse } from "yaml";
 import type { KubeObject } from "../src/api/hook.js";
 import { API_VERSION } from "../src/api/schema.js";
 import { restrictedNamespace } from "../test/k8s/kube.js";
-import { describeRestart, installHook, restartUnderSyncs } from "../test/node/hook.js";
+import {
+  describeRestart,
+  describeStart,
+  installHook,
+  restartUnderSyncs,
+} from "../test/node/hook.js";
 import { nodeUnavailable, startNode } from "../test/node/node.js";
 
 const NS = "llsd-bench";
@@ -66,7 +71,7 @@ export async function benchRestart(): Promise<void> {
     }
     const f = await restartUnderSyncs(hook, kube, mc, parents);
     console.log(
-      `   the hook's pods at install: ${hook.timings.pods.map((p) => `container start → listening ${p.listeningMs} ms → Ready ${p.readyMs} ms`).join("; ")}`,
+      `   the hook's pods at install: ${hook.timings.pods.map(describeStart).join("; ")}`,
     );
     for (const line of describeRestart(f)) console.log(`   ${line}`);
   } finally {

@@ -33,7 +33,7 @@ import { Metacontroller, type WebhookTransport } from "../k8s/metacontroller.js"
 import { loadPeers } from "../peers.js";
 import { issue, makeCa } from "../pki.js";
 import type { NodeCluster } from "./node.js";
-import { podLog, podProcesses, podsBySelector, type PodView } from "./pods.js";
+import { podLog, podMemory, podProcesses, podsBySelector, type PodView } from "./pods.js";
 
 export const HOOK_NS = "llsd-hook";
 const HOOK = "llsd-hook";
@@ -359,7 +359,7 @@ export class KubeProxy {
 
 export interface HookPodFigures {
   pod: string;
-  /** Container start → "llsd-hook listening" → Ready, in ms (Ready has 1 s resolution). */
+  /** Container start → "llsd-hook listening" → Ready, in ms (start and Ready are whole seconds in the pod's status). */
   listeningMs: number;
   readyMs: number;
 }
@@ -560,7 +560,7 @@ export async function installHook(node: NodeCluster, work: string): Promise<InCl
   await proxy.start();
   log(
     `the hook: image imported in ${importMs} ms, applied → 2 replicas rolled out in ${rolloutMs} ms; ${pods
-      .map((p) => `${p.pod}: start → listening ${p.listeningMs} ms → Ready ${p.readyMs} ms`)
+      .map((p) => `${p.pod}: ${describeStart(p)}`)
       .join("; ")}`,
   );
   return {
@@ -657,6 +657,8 @@ export interface ShutdownFigures {
   answeredAfterSigterm: number;
   /** What the hook logged: requests in progress at SIGTERM, answered after it, and its own SIGTERM → stopped. */
   logged: { inProgress?: number; answered?: number; stoppedMs?: number };
+  /** Its memory cgroup's peak, last read before it exited (MiB). */
+  peakMiB: number | undefined;
   /** Its shutdown log lines. */
   log: string[];
 }
@@ -703,6 +705,16 @@ export async function restartUnderSyncs(
   );
   const pids = new Map(before.map((p) => [p.name, podProcesses(p.uid)]));
   const exitedAt = new Map<string, number>();
+  const peaks = new Map<string, number>();
+  const watchMemory = setInterval(() => {
+    for (const p of before)
+      if (!exitedAt.has(p.name))
+        try {
+          peaks.set(p.name, podMemory(p.uid).peakMiB);
+        } catch {
+          // its cgroup is gone
+        }
+  }, 250);
   const watchExit = setInterval(() => {
     for (const [pod, list] of pids)
       if (!exitedAt.has(pod) && list.every((pid) => !processRunning(pid)))
@@ -749,6 +761,7 @@ export async function restartUnderSyncs(
   stop = true;
   await Promise.all(workers);
   clearInterval(watchExit);
+  clearInterval(watchMemory);
 
   const requests = hook.proxy.requests.slice(firstRequest);
   const replaced: ShutdownFigures[] = [];
@@ -798,6 +811,7 @@ export async function restartUnderSyncs(
         ...(stopped?.answered === undefined ? {} : { answered: stopped.answered }),
         ...(stopped?.ms === undefined ? {} : { stoppedMs: stopped.ms }),
       },
+      peakMiB: peaks.get(p.name),
       log:
         sigterm === undefined
           ? lines.slice(-5)
@@ -827,6 +841,11 @@ function processRunning(pid: number): boolean {
   }
 }
 
+/** "container start → listening → Ready" of one pod, in seconds. */
+export function describeStart(f: HookPodFigures): string {
+  return `container start → listening ${(f.listeningMs / 1000).toFixed(1)} s → Ready ${(f.readyMs / 1000).toFixed(1)} s (start and Ready are whole seconds)`;
+}
+
 /** One line per replaced pod and the totals, for the test's output and the bench. */
 export function describeRestart(f: RestartFigures): string[] {
   const ms = (v: number | undefined) => (v === undefined ? "?" : `${v} ms`);
@@ -840,11 +859,9 @@ export function describeRestart(f: RestartFigures): string[] {
     `rolling restart of the hook under steady syncs: ${f.syncs} syncs, failed syncs: ${f.failedSyncs}; ${f.hookRequests} hook requests, ${f.failedRequests} failed; rolled out in ${(f.rolloutMs / 1000).toFixed(1)} s`,
     ...f.replaced.map(
       (r) =>
-        `  ${r.pod}: SIGTERM → exit ${ms(r.sigtermToExitMs)}; ${endpoint(r.endpointRemovedMs)}; in flight at SIGTERM ${r.inFlightAtSigterm}, completed ${r.completed}; sent after SIGTERM ${r.afterSigterm}, answered ${r.answeredAfterSigterm}; the hook logged ${r.logged.inProgress ?? "?"} in progress at SIGTERM, ${r.logged.answered ?? "?"} answered after it, stopped after ${ms(r.logged.stoppedMs)}`,
+        `  ${r.pod}: SIGTERM → exit ${ms(r.sigtermToExitMs)}; ${endpoint(r.endpointRemovedMs)}; in flight at SIGTERM ${r.inFlightAtSigterm}, completed ${r.completed}; sent after SIGTERM ${r.afterSigterm}, answered ${r.answeredAfterSigterm}; the hook logged ${r.logged.inProgress ?? "?"} in progress at SIGTERM, ${r.logged.answered ?? "?"} answered after it, stopped after ${ms(r.logged.stoppedMs)}; memory peak ${r.peakMiB === undefined ? "?" : `${r.peakMiB.toFixed(0)} MiB`}`,
     ),
-    ...f.started.map(
-      (s) => `  ${s.pod}: container start → listening ${s.listeningMs} ms → Ready ${s.readyMs} ms`,
-    ),
+    ...f.started.map((s) => `  ${s.pod}: ${describeStart(s)}`),
     ...f.failures.map((m) => `  failure: ${m}`),
   ];
 }

@@ -27,6 +27,7 @@ import { loadPeers } from "../peers.js";
 import { issue, makeCa } from "../pki.js";
 import {
   describeRestart,
+  describeStart,
   HOOK_NS,
   hookRolledOut,
   installHook,
@@ -505,7 +506,7 @@ describe("real pods on a real node (kubelet + containerd)", function () {
         250,
       );
       console.log(
-        `[node] the hook's pods: ${hook.timings.pods.map((f) => `container start → listening ${f.listeningMs} ms → Ready ${f.readyMs} ms`).join("; ")}; memory ${memory.map((m) => `${m.usageMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)})`).join(", ")}; image imported in ${hook.timings.importMs} ms, applied → rolled out in ${hook.timings.rolloutMs} ms`,
+        `[node] the hook's pods: ${hook.timings.pods.map(describeStart).join("; ")}; memory ${memory.map((m) => `${m.usageMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)})`).join(", ")}; image imported in ${hook.timings.importMs} ms, applied → rolled out in ${hook.timings.rolloutMs} ms`,
       );
     });
 

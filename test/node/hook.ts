@@ -39,7 +39,7 @@ export const HOOK_NS = "llsd-hook";
 const HOOK = "llsd-hook";
 const HOOK_SELECTOR = "app.kubernetes.io/name=llsd-hook";
 /** Metacontroller installed elsewhere than the install's default (metacontroller/metacontroller). */
-export const MC_IDENTITY: MetacontrollerIdentity = {
+const MC_IDENTITY: MetacontrollerIdentity = {
   namespace: "mc-system",
   serviceAccount: "mc-controller",
 };
@@ -77,7 +77,7 @@ type RawSlice = KubeObject & {
 };
 
 /** One hook request as the client saw it; times are Date.now() on this machine (the node's clock). */
-export interface HookRequest {
+interface HookRequest {
   path: string;
   /** The pod and address the connection went to ("" when none was ready). */
   pod: string;
@@ -130,7 +130,7 @@ class RoutedAgent extends Agent {
  * kube-proxy for one Service, seen from the host: its EndpointSlices listed
  * and watched, ready endpoints only, every change of the ready set recorded.
  */
-export class KubeProxy {
+class KubeProxy {
   readonly requests: HookRequest[] = [];
   /** Each change of the ready set: when this process saw it, and the ready pods. */
   readonly changes: { at: number; ready: string[] }[] = [];
@@ -428,7 +428,7 @@ export async function hookRolledOut(kube: Kube): Promise<PodView[] | undefined> 
 }
 
 /** Container start → the hook's "llsd-hook listening" line → Ready, from the pod's log and status. */
-export async function startFigures(kube: Kube, pod: PodView): Promise<HookPodFigures> {
+async function startFigures(kube: Kube, pod: PodView): Promise<HookPodFigures> {
   const lines = await podLog(kube, HOOK_NS, pod.name);
   const listening = lines.find((l) => l.line.includes('"llsd-hook listening"'));
   if (listening === undefined)
@@ -643,7 +643,7 @@ async function resolveWebhook(
 // ---------------------------------------------------------------- rolling restart
 
 /** What a replaced pod showed: its shutdown from SIGTERM, and the requests it had then and after. */
-export interface ShutdownFigures {
+interface ShutdownFigures {
   pod: string;
   /** From the pod's own log ("shutting down", pino's time) to its process gone from /proc. */
   sigtermToExitMs: number | undefined;

@@ -21,7 +21,7 @@ import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { restrictedNamespace, waitFor, type Kube } from "../k8s/kube.js";
-import { Metacontroller, type SyncRound } from "../k8s/metacontroller.js";
+import type { Metacontroller, SyncRound } from "../k8s/metacontroller.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../llama-stack/fake-openai.js";
 import { loadPeers } from "../peers.js";
 import { issue, makeCa } from "../pki.js";

@@ -143,7 +143,8 @@ class KubeProxy {
 
   constructor(
     private readonly api: { server: string; ca: Buffer; token: string },
-    private readonly service: { namespace: string; name: string },
+    /** The Service and the port of it the webhook URL names. */
+    private readonly service: { namespace: string; name: string; port: number },
     private readonly client: { caBundle: string; timeoutMs: number },
   ) {}
 
@@ -178,7 +179,10 @@ class KubeProxy {
       `/api/v1/namespaces/${this.service.namespace}/services/${this.service.name}`,
     )) as { spec: { ports: { name?: string; port: number; targetPort?: string | number }[] } };
     // The Service port the webhook names (its URL's port) is matched to the slices' port by name.
-    this.targetPortName = svc.spec.ports.find((p) => p.port === 8080)?.name ?? "";
+    const port = svc.spec.ports.find((p) => p.port === this.service.port);
+    if (port === undefined)
+      throw new Error(`the Service ${this.service.name} has no port ${this.service.port}`);
+    this.targetPortName = port.name ?? "";
     this.watch(await this.relist());
   }
 
@@ -292,8 +296,13 @@ class KubeProxy {
     headers: Record<string, string>,
   ): Promise<{ status: number; text: string }> {
     const u = new URL(url);
-    if (u.hostname !== `${this.service.name}.${this.service.namespace}`)
-      throw new Error(`${url} is not the Service ${this.service.namespace}/${this.service.name}`);
+    if (
+      u.hostname !== `${this.service.name}.${this.service.namespace}` ||
+      Number(u.port) !== this.service.port
+    )
+      throw new Error(
+        `${url} is not port ${this.service.port} of the Service ${this.service.namespace}/${this.service.name}`,
+      );
     const record: HookRequest = {
       path: u.pathname,
       pod: "",
@@ -554,7 +563,7 @@ export async function installHook(node: NodeCluster, work: string): Promise<InCl
   const webhook = await resolveWebhook(kube, mcKube);
   const proxy = new KubeProxy(
     { server: node.cp.server, ca: node.cp.ca, token: node.cp.token },
-    { namespace: webhook.service.namespace, name: webhook.service.name },
+    webhook.service,
     { caBundle: webhook.caBundle, timeoutMs: webhook.timeoutMs },
   );
   await proxy.start();
@@ -598,7 +607,7 @@ async function resolveWebhook(
   kube: Kube,
 ): Promise<{
   url: string;
-  service: { name: string; namespace: string };
+  service: { name: string; namespace: string; port: number };
   caBundle: string;
   authorization: string;
   timeoutMs: number;
@@ -629,7 +638,7 @@ async function resolveWebhook(
       throw new Error(`the ${name} hook has no caBundle or authorization: not the HTTPS overlay`);
     resolved.push({
       url: `${w.service.protocol ?? "http"}://${w.service.name}.${w.service.namespace}:${w.service.port ?? 80}`,
-      service: { name: w.service.name, namespace: w.service.namespace },
+      service: { name: w.service.name, namespace: w.service.namespace, port: w.service.port ?? 80 },
       caBundle: await secretKey(w.caBundle.secretRef, "ca.crt"),
       authorization: `${auth.type ?? "Bearer"} ${(await secretKey(auth.secretRef, "")).trim()}`,
       timeoutMs: Number(/^(\d+)s$/.exec(w.timeout ?? "10s")?.[1] ?? "10") * 1000,

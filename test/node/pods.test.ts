@@ -493,6 +493,22 @@ describe("real pods on a real node (kubelet + containerd)", function () {
             metadata: { name, namespace: HOOK_NS },
           },
         });
+      const pdb = await waitFor(
+        "the disruption controller to count the hook's pods",
+        async () => {
+          const got = (await kube().get(
+            "policy/v1",
+            "poddisruptionbudgets",
+            HOOK_NS,
+            "llsd-hook",
+          )) as
+            | (KubeObject & { status?: { currentHealthy?: number; disruptionsAllowed?: number } })
+            | undefined;
+          return got?.status?.currentHealthy === 2 ? got.status : undefined;
+        },
+        30_000,
+      );
+      expect(pdb.disruptionsAllowed).to.equal(1);
       const first = await evict(pods[0]!.name);
       expect(first.status, JSON.stringify(first.body)).to.equal(201);
       const second = await evict(pods[1]!.name);

@@ -199,8 +199,11 @@ class KubeProxy {
   private watch(resourceVersion: string): void {
     if (this.closed) return;
     let rv = resourceVersion;
+    let ended = false;
+    // Once per watch, however it ends: list again, then watch from there.
     const again = () => {
-      if (this.closed) return;
+      if (this.closed || ended) return;
+      ended = true;
       setTimeout(() => {
         this.relist().then(
           (next) => this.watch(next),
@@ -226,6 +229,8 @@ class KubeProxy {
             if (line === "") continue;
             const event = JSON.parse(line) as { type: string; object: RawSlice };
             if (event.type === "ERROR") {
+              // e.g. 410 Gone: the resourceVersion is too old.
+              again();
               req.destroy();
               return;
             }
@@ -237,9 +242,10 @@ class KubeProxy {
           }
         });
         res.on("end", again);
+        res.on("error", again);
       },
     );
-    req.on("error", () => (req.destroyed && this.closed ? undefined : again()));
+    req.on("error", again);
     req.end();
     this.watching = req;
   }

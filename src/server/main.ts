@@ -9,6 +9,8 @@
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
 //   BODY_BUDGET_MIB        request-body bytes held at once across all requests (16); docs/adr/0010-request-body-limits.md
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
+//   SHUTDOWN_DELAY_SECONDS how long to keep serving after SIGTERM, closing each connection after
+//                          its answer (5); see docs/operations/hook-server.md "Shutdown"
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
 //   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
@@ -20,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
 import { BODY_BUDGET_BYTES } from "./body-budget.js";
+import { gracefulShutdown } from "./shutdown.js";
 import { timeoutOptions } from "./timeouts.js";
 import { createMetrics, createMetricsApp } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
@@ -34,6 +37,15 @@ function mebibytes(env: NodeJS.ProcessEnv, name: string, fallback: number): numb
   if (!Number.isFinite(value) || value <= 0)
     throw new Error(`${name}=${text} is not a positive number of MiB`);
   return Math.round(value * 2 ** 20);
+}
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback * 1000;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`${name}=${text} is not a number of seconds (0 or more)`);
+  return Math.round(value * 1000);
 }
 
 function readToken(file: string | undefined): string | undefined {
@@ -146,14 +158,16 @@ function main(): void {
     auth: token !== undefined,
     releases: catalog.releases,
   });
-  const stop = (signal: string) => {
-    logger.info({ signal }, "shutting down");
-    metricsServer.close();
-    server.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 10_000).unref();
-  };
+  const stop = gracefulShutdown(server, [metricsServer], {
+    delayMs: seconds(env, "SHUTDOWN_DELAY_SECONDS", 5),
+    // Metacontroller gives up on a hook request after 10 s (its default timeout).
+    forceAfterMs: 10_000,
+    logger,
+    exit: (code) => process.exit(code),
+  });
   process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  // Interactive: no delay.
+  process.on("SIGINT", () => stop("SIGINT", 0));
 }
 
 try {

@@ -86,8 +86,19 @@ export interface MetacontrollerOptions {
    * them from the CompositeController's caBundle and authorization (hooks.ResolveCABundle,
    * ResolveAuthorization): for a hook URL on https.
    */
-  webhook?: { caBundle?: string; authorization?: string };
+  webhook?: { caBundle?: string; authorization?: string; transport?: WebhookTransport };
 }
+
+/**
+ * How a hook request reaches the hook: by default straight to the hook URL (over https
+ * trusting only the caBundle). test/node/hook.ts passes one that routes the Service's
+ * name as kube-proxy does, with Go's timeout and keep-alive.
+ */
+export type WebhookTransport = (
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+) => Promise<{ status: number; text: string }>;
 
 /**
  * What client-go's rest.DefaultKubernetesUserAgent() gives Metacontroller's
@@ -382,12 +393,11 @@ export class Metacontroller {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (this.webhook.authorization !== undefined)
       headers["authorization"] = this.webhook.authorization;
-    const res = await postJson(
-      `${this.hookUrl}${path}`,
-      JSON.stringify(body),
-      headers,
-      this.webhook.caBundle,
-    );
+    const url = `${this.hookUrl}${path}`;
+    const res =
+      this.webhook.transport === undefined
+        ? await postJson(url, JSON.stringify(body), headers, this.webhook.caBundle)
+        : await this.webhook.transport(url, JSON.stringify(body), headers);
     const text = res.text;
     let parsed: unknown = text;
     try {

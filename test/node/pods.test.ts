@@ -1,31 +1,49 @@
 // Real pods: the Deployment the hook generates runs the real server (a
 // stand-in of the upstream image, test/node/image.sh) on a real kubelet and
 // containerd (test/node/node.ts), driven through the Metacontroller stand-in.
-// Nothing marks pods ready here: the kubelet's probes do. The fake
-// OpenAI-compatible upstream listens on the node's bridge address, the one
-// address pods reach. The last test stops the node and checks that the
-// machine is as it was.
+// The hook itself runs as the cluster runs it (test/node/hook.ts): its image,
+// installed with the HTTPS overlay by kubectl, two replicas on the node; the
+// stand-in signs in as Metacontroller's ServiceAccount (in another namespace)
+// and reaches the hook's pods through the Service's EndpointSlices, as
+// kube-proxy would. Nothing marks pods ready here: the kubelet's probes do.
+// The fake OpenAI-compatible upstream listens on the node's bridge address,
+// the one address pods reach. The last test stops the node and checks that
+// the machine is as it was.
 import { expect } from "chai";
+import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
-import type { Server } from "node:http";
 import { join } from "node:path";
-import { pino } from "pino";
 import { parse } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION } from "../../src/api/schema.js";
-import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { createApp } from "../../src/server/app.js";
-import { restrictedNamespace, type Kube } from "../k8s/kube.js";
-import { Metacontroller, type SyncRound } from "../k8s/metacontroller.js";
-import { installCrd } from "../k8s/setup.js";
+import { CHILD_TYPES } from "../../src/children/types.js";
+import { restrictedNamespace, waitFor, type Kube } from "../k8s/kube.js";
+import type { Metacontroller, SyncRound } from "../k8s/metacontroller.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../llama-stack/fake-openai.js";
 import { loadPeers } from "../peers.js";
 import { issue, makeCa } from "../pki.js";
+import {
+  describeRestart,
+  describeStart,
+  HOOK_NS,
+  hookRolledOut,
+  installHook,
+  restartUnderSyncs,
+  type InClusterHook,
+} from "./hook.js";
 import { BRIDGE, nodeUnavailable, startNode, type NodeCluster } from "./node.js";
-import { commandLines, podLog, podMemory, podsOf, waitServing, type PodView } from "./pods.js";
+import {
+  commandLines,
+  podLog,
+  podMemory,
+  podProcesses,
+  podsOf,
+  waitServing,
+  type PodView,
+} from "./pods.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const RESOURCE = "llamastackdistributions";
@@ -123,6 +141,26 @@ async function getJson(
   return { status: res.status, body };
 }
 
+/** The manifest and config digests of an OCI archive (what containerd may report as the image's ID). */
+function archiveDigests(archive: string): string[] {
+  const index = JSON.parse(
+    execFileSync("tar", ["-xOf", archive, "index.json"], { encoding: "utf8" }),
+  ) as {
+    manifests: { digest: string }[];
+  };
+  const manifest = index.manifests[0]?.digest ?? "";
+  const blob = (d: string) =>
+    execFileSync("tar", ["-xOf", archive, `blobs/${d.replace(":", "/")}`], { encoding: "utf8" });
+  const config = (JSON.parse(blob(manifest)) as { config: { digest: string } }).config.digest;
+  return [manifest, config];
+}
+
+const resourceOf = (kind: string): string => {
+  const t = CHILD_TYPES.find((c) => c.kind === kind);
+  if (t === undefined) throw new Error(`${kind} is not a child type`);
+  return t.resource;
+};
+
 function modelIds(body: unknown): string[] {
   const data = (body as { data?: { id?: string; identifier?: string }[] }).data ?? [];
   return data.map((m) => m.id ?? m.identifier ?? "");
@@ -131,7 +169,8 @@ function modelIds(body: unknown): string[] {
 describe("real pods on a real node (kubelet + containerd)", function () {
   this.timeout(600_000);
   let node: NodeCluster;
-  let hook: Server;
+  let hook: InClusterHook;
+  let work: string;
   let mc: Metacontroller;
   let upstream: FakeOpenAI;
   let name: string;
@@ -148,27 +187,20 @@ describe("real pods on a real node (kubelet + containerd)", function () {
       this.skip();
     }
     node = await startNode();
-    await installCrd(node.cp);
+    work = mkdtempSync(join(tmpdir(), "llsd-node-hook-"));
+    // The CRD comes with the install, as for a user.
+    hook = await installHook(node, work);
+    mc = hook.metacontroller();
     const image = loadPeers().node?.images["1.5.0"];
     if (image === undefined) throw new Error("no server image for 1.5.0 (npm run peers)");
     await node.importImage(image);
     upstream = await startFakeOpenAI({ host: BRIDGE.ip, models: [MODEL], reply: "pong" });
-    const app = createApp({
-      catalog: loadCatalog(),
-      logger: pino({ level: "silent" }),
-      fieldManager: "metacontroller",
-    });
-    hook = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
-    });
-    const addr = hook.address();
-    if (addr === null || typeof addr === "string") throw new Error("no hook address");
-    mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`);
     await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
   });
 
   after(async () => {
-    await new Promise((resolve) => (hook === undefined ? resolve(undefined) : hook.close(resolve)));
+    hook?.close();
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
     await upstream?.close();
     await node?.stop();
     if (node !== undefined)
@@ -386,6 +418,164 @@ describe("real pods on a real node (kubelet + containerd)", function () {
       expect(chat.status, JSON.stringify(chat.body)).to.equal(200);
       const last = upstream.requests.filter((r) => r.path.endsWith("/chat/completions")).at(-1);
       expect(last?.headers["authorization"]).to.equal(`Bearer ${TOKEN}-rotated`);
+    });
+  });
+
+  describe("the hook as the cluster runs it", () => {
+    const load = ["load-1", "load-2", "load-3", "load-4"];
+
+    after(async () => {
+      for (const n of load) await kube().remove(API_VERSION, RESOURCE, NS, n);
+    });
+
+    it("runs as shipped: its image, two replicas behind the PDB, uid 1000, a read-only root filesystem, no capabilities, Pod Security restricted, Ready by its HTTPS probes", async () => {
+      const pods = await hook.pods();
+      expect(pods).to.have.length(2);
+      expect(pods.every((p) => p.ready && p.restarts === 0)).to.equal(true);
+      const version = (
+        JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }
+      ).version;
+      const digests = archiveDigests(loadPeers().hookImage?.archive ?? "");
+      for (const p of pods) {
+        const raw = (await kube().get("v1", "pods", HOOK_NS, p.name)) as KubeObject & {
+          spec: {
+            containers: { image: string; readinessProbe?: { httpGet?: { scheme?: string } } }[];
+          };
+          status: { containerStatuses: { image: string; imageID: string }[] };
+        };
+        const [container] = raw.spec.containers;
+        expect(container?.image).to.equal(`ghcr.io/llsd-hook/llsd-hook:${version}`);
+        expect(container?.readinessProbe?.httpGet?.scheme).to.equal("HTTPS");
+        const imageId = raw.status.containerStatuses[0]?.imageID ?? "";
+        expect(
+          digests.some((d) => imageId.endsWith(d)),
+          `${imageId} is the built archive (${digests.join(", ")})`,
+        ).to.equal(true);
+        // The hook's process as the kernel runs it.
+        const [pid] = podProcesses(p.uid);
+        expect(pid, `the hook's process in ${p.name}`).to.be.a("number");
+        const status = readFileSync(`/proc/${pid}/status`, "utf8");
+        const field = (name: string) =>
+          new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1]?.trim();
+        expect(field("Uid")?.split(/\s+/)).to.deep.equal(["1000", "1000", "1000", "1000"]);
+        expect(field("Gid")?.split(/\s+/)).to.deep.equal(["1000", "1000", "1000", "1000"]);
+        expect(field("CapEff")).to.equal("0000000000000000");
+        expect(field("NoNewPrivs")).to.equal("1");
+        expect(field("Seccomp")).to.equal("2");
+        const root = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+          .split("\n")
+          .map((l) => l.split(" "))
+          .find((f) => f[4] === "/");
+        expect(root?.[5]?.split(","), "the root filesystem's mount options").to.include("ro");
+      }
+      // Pod Security "restricted" is enforced in the hook's namespace, as the manifests label it.
+      const refused = await kube().request<{ message?: string }>({
+        method: "POST",
+        path: `/api/v1/namespaces/${HOOK_NS}/pods`,
+        query: { dryRun: "All" },
+        body: {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "unconfined" },
+          spec: { containers: [{ name: "c", image: "x" }] },
+        },
+      });
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(403);
+      expect(refused.body.message).to.include('violates PodSecurity "restricted:latest"');
+      // The PDB: one pod may be evicted, the second not until the first is replaced.
+      const evict = (name: string) =>
+        kube().request<{ message?: string }>({
+          method: "POST",
+          path: `/api/v1/namespaces/${HOOK_NS}/pods/${name}/eviction`,
+          body: {
+            apiVersion: "policy/v1",
+            kind: "Eviction",
+            metadata: { name, namespace: HOOK_NS },
+          },
+        });
+      const pdb = await waitFor(
+        "the disruption controller to count the hook's pods",
+        async () => {
+          const got = (await kube().get(
+            "policy/v1",
+            "poddisruptionbudgets",
+            HOOK_NS,
+            "llsd-hook",
+          )) as
+            | (KubeObject & { status?: { currentHealthy?: number; disruptionsAllowed?: number } })
+            | undefined;
+          return got?.status?.currentHealthy === 2 ? got.status : undefined;
+        },
+        30_000,
+      );
+      expect(pdb.disruptionsAllowed).to.equal(1);
+      const first = await evict(pods[0]!.name);
+      expect(first.status, JSON.stringify(first.body)).to.equal(201);
+      const second = await evict(pods[1]!.name);
+      expect(second.status, JSON.stringify(second.body)).to.equal(429);
+      expect(second.body.message).to.include("disruption budget");
+      const memory = pods.map((p) => podMemory(p.uid));
+      await waitFor(
+        "the evicted hook pod to be replaced",
+        () => hookRolledOut(kube()),
+        120_000,
+        250,
+      );
+      console.log(
+        `[node] the hook's pods: ${hook.timings.pods.map(describeStart).join("; ")}; memory ${memory.map((m) => `${m.usageMiB.toFixed(0)} MiB (peak ${m.peakMiB.toFixed(0)})`).join(", ")}; image imported in ${hook.timings.importMs} ms, applied → rolled out in ${hook.timings.rolloutMs} ms`,
+      );
+    });
+
+    it("a rolling restart under steady syncs (one worker per parent) fails no sync", async () => {
+      for (const n of load) {
+        const cr = minimalExample(upstream.baseUrl);
+        await kube().mustCreate(API_VERSION, RESOURCE, {
+          ...cr,
+          metadata: { name: n, namespace: NS },
+          spec: { ...cr.spec, workload: { replicas: 0 } },
+        });
+        await mc.reconcile(NS, n);
+      }
+      await reconcile();
+      const parents = [name, ...load].map((n) => ({ namespace: NS, name: n }));
+      const figures = await restartUnderSyncs(hook, kube(), mc, parents);
+      for (const line of describeRestart(figures)) console.log(`[node] ${line}`);
+      expect(figures.failures, "failed syncs").to.deep.equal([]);
+      expect(figures.failedSyncs).to.equal(0);
+      // Load went to both generations of pods, and each old pod exited after SIGTERM.
+      expect(figures.syncs).to.be.above(parents.length * 5);
+      for (const r of figures.replaced) {
+        expect(r.sigtermToExitMs, `${r.pod}: SIGTERM and exit seen`).to.be.a("number");
+        expect(r.completed).to.equal(r.inFlightAtSigterm);
+        expect(r.answeredAfterSigterm).to.equal(r.afterSigterm);
+      }
+    });
+
+    it("deleting examples/minimal.yaml removes its children and its pod", async () => {
+      const parent = await kube().get(API_VERSION, RESOURCE, NS, name);
+      if (parent === undefined) throw new Error("no parent");
+      const children = await mc.children(parent);
+      expect(children.map((c) => c.kind)).to.include.members([
+        "Deployment",
+        "Service",
+        "ConfigMap",
+      ]);
+      await kube().remove(API_VERSION, RESOURCE, NS, name);
+      expect(await mc.sync(NS, name)).to.equal(undefined);
+      await waitFor(
+        "the children and the pod to be gone",
+        async () => {
+          for (const c of children)
+            if (
+              (await kube().get(c.apiVersion, resourceOf(c.kind), NS, c.metadata.name)) !==
+              undefined
+            )
+              return undefined;
+          return (await podsOf(kube(), NS, name)).length === 0 ? true : undefined;
+        },
+        120_000,
+        500,
+      );
     });
   });
 

@@ -34,12 +34,16 @@ type RawPod = KubeObject & {
 };
 
 export async function podsOf(kube: Kube, namespace: string, instance: string): Promise<PodView[]> {
-  const pods = (await kube.list(
-    "v1",
-    "pods",
-    namespace,
-    `app.kubernetes.io/instance=${instance}`,
-  )) as RawPod[];
+  return podsBySelector(kube, namespace, `app.kubernetes.io/instance=${instance}`);
+}
+
+/** The pods a label selector picks, as the kubelet reports them. */
+export async function podsBySelector(
+  kube: Kube,
+  namespace: string,
+  selector: string,
+): Promise<PodView[]> {
+  const pods = (await kube.list("v1", "pods", namespace, selector)) as RawPod[];
   return pods.map((p) => {
     const ready = p.status?.conditions?.find((c) => c.type === "Ready");
     const c = p.status?.containerStatuses?.[0];
@@ -129,7 +133,7 @@ export async function podLog(
 }
 
 /** The processes of a pod's containers (the pause process left out), from /proc. */
-function podProcesses(podUid: string): number[] {
+export function podProcesses(podUid: string): number[] {
   const marker = `pod${podUid}`;
   const marker2 = `pod${podUid.replaceAll("-", "_")}`;
   return readdirSync("/proc")

@@ -421,4 +421,30 @@ describe("install manifests", () => {
     const dep = readFileSync(join(root, "examples", "https", "deployment-https.yaml"), "utf8");
     for (const v of ["TLS_CERT_FILE", "TLS_KEY_FILE", "HOOK_TOKEN_FILE"]) expect(dep).to.include(v);
   });
+
+  it("the HTTPS example overlay makes every HTTP probe of the hook's Deployment HTTPS (the kubelet's plain HTTP gets no answer from a TLS port)", () => {
+    type Probe = { httpGet?: { path: string; port: string; scheme?: string }; tcpSocket?: object };
+    const probesOf = (file: string) => {
+      const d = docs(file)[0] as Obj & {
+        spec: { template: { spec: { containers: Record<string, unknown>[] } } };
+      };
+      const c = d.spec.template.spec.containers[0] ?? {};
+      return Object.fromEntries(Object.entries(c).filter(([k]) => k.endsWith("Probe"))) as Record<
+        string,
+        Probe
+      >;
+    };
+    const base = probesOf(join(root, "manifests", "hook", "deployment.yaml"));
+    const https = probesOf(join(root, "examples", "https", "deployment-https.yaml"));
+    const overHttp = Object.keys(base).filter((k) => base[k]?.httpGet !== undefined);
+    expect(overHttp.sort()).to.deep.equal(["livenessProbe", "readinessProbe"]);
+    // The startup probe opens a TCP connection only: the same on either scheme.
+    expect(base["startupProbe"]?.tcpSocket).to.deep.equal({ port: "http" });
+    expect(Object.keys(https).sort()).to.deep.equal(overHttp);
+    for (const name of overHttp)
+      expect(https[name]?.httpGet, name).to.deep.equal({
+        ...base[name]?.httpGet,
+        scheme: "HTTPS",
+      });
+  });
 });

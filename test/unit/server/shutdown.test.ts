@@ -1,0 +1,171 @@
+// The hook's stop on SIGTERM (src/server/shutdown.ts) with a client that keeps
+// its connections alive, as Metacontroller's does: during the delay every
+// request is answered, with Connection: close; new connections are still
+// accepted; a request in progress at the signal finishes; the process exits
+// once the delay is over and nothing is in progress, or after forceAfterMs
+// with a request still running. test/node/pods.test.ts runs the same in a
+// rolling restart on a real node.
+import { expect } from "chai";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { gracefulShutdown } from "../../../src/server/shutdown.js";
+
+interface Answer {
+  status: number;
+  connection: string | undefined;
+  at: number;
+}
+
+function lines(): { logger: pino.Logger; entries: () => { msg: string; [k: string]: unknown }[] } {
+  const out: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      out.push(chunk.toString());
+      done();
+    },
+  });
+  return {
+    logger: pino({}, sink),
+    entries: () =>
+      out
+        .join("")
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { msg: string }),
+  };
+}
+
+describe("server: stopping on SIGTERM", () => {
+  let server: http.Server;
+  let agent: http.Agent;
+  let port: number;
+  let connections: number;
+
+  async function start(handler: http.RequestListener): Promise<void> {
+    server = http.createServer(handler);
+    connections = 0;
+    server.on("connection", () => connections++);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as AddressInfo).port;
+    agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+  }
+
+  afterEach(() => {
+    agent?.destroy();
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  function post(path = "/sync"): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent }, (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            connection: res.headers.connection,
+            at: Date.now(),
+          }),
+        );
+      });
+      req.on("error", reject);
+      req.end("{}");
+    });
+  }
+
+  it("keeps answering during the delay, closing each connection after its answer, then exits once nothing is in progress", async () => {
+    await start((req, res) => {
+      const ms = req.url === "/slow" ? 150 : 5;
+      setTimeout(() => res.end("{}"), ms);
+    });
+    const log = lines();
+    let exitedAt: number | undefined;
+    const stop = gracefulShutdown(server, [], {
+      delayMs: 300,
+      forceAfterMs: 5_000,
+      logger: log.logger,
+      exit: () => (exitedAt ??= Date.now()),
+    });
+    const answers: Answer[] = [];
+    const errors: string[] = [];
+    let sending = true;
+    const worker = async () => {
+      while (sending)
+        await post().then(
+          (a) => answers.push(a),
+          (e: Error) => errors.push(e.message),
+        );
+    };
+    const workers = [worker(), worker(), worker()];
+    await new Promise((r) => setTimeout(r, 100));
+    const slow = post("/slow");
+    await new Promise((r) => setTimeout(r, 20));
+    const before = connections;
+    const signalAt = Date.now();
+    stop("SIGTERM");
+    // The client goes on until well inside the delay (as until its endpoints change).
+    await new Promise((r) => setTimeout(r, 200));
+    sending = false;
+    await Promise.all(workers);
+    const slowAnswer = await slow;
+    await new Promise((r) => setTimeout(r, 400));
+
+    expect(errors).to.deep.equal([]);
+    expect(slowAnswer.status).to.equal(200);
+    const after = answers.filter((a) => a.at > signalAt + 10);
+    expect(after.length).to.be.above(3);
+    expect(after.every((a) => a.status === 200 && a.connection === "close")).to.equal(true);
+    expect(
+      answers.filter((a) => a.at < signalAt).every((a) => a.connection === "keep-alive"),
+    ).to.equal(true);
+    // Each closed connection was replaced by a new one, accepted during the delay.
+    expect(connections - before).to.be.at.least(after.length - 3);
+    expect(exitedAt, "exited").to.be.a("number");
+    expect(exitedAt! - signalAt).to.be.within(300, 600);
+    const entries = log.entries();
+    expect(entries.map((e) => e.msg)).to.deep.equal(["shutting down", "stopped"]);
+    expect(entries[0]).to.include({ signal: "SIGTERM", delayMs: 300 });
+    expect(entries[1]?.["answered"]).to.be.at.least(after.length);
+  });
+
+  it("exits after forceAfterMs when a request is still in progress", async () => {
+    await start(() => undefined); // never answers
+    const log = lines();
+    let exitedAt: number | undefined;
+    const stop = gracefulShutdown(server, [], {
+      delayMs: 0,
+      forceAfterMs: 200,
+      logger: log.logger,
+      exit: () => (exitedAt ??= Date.now()),
+    });
+    const hanging = post().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    const signalAt = Date.now();
+    stop("SIGINT");
+    await new Promise((r) => setTimeout(r, 400));
+    expect(exitedAt! - signalAt).to.be.within(200, 350);
+    const last = log.entries().at(-1);
+    expect(last).to.include({ msg: "stopping with requests in progress", inProgress: 1 });
+    server.closeAllConnections();
+    await hanging;
+  });
+
+  it("a second signal changes nothing", async () => {
+    await start((_req, res) => res.end("{}"));
+    const log = lines();
+    let exits = 0;
+    const stop = gracefulShutdown(server, [], {
+      delayMs: 50,
+      forceAfterMs: 1_000,
+      logger: log.logger,
+      exit: () => exits++,
+    });
+    stop("SIGTERM");
+    stop("SIGINT", 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(exits).to.equal(1);
+    expect(log.entries().map((e) => e.msg)).to.deep.equal(["shutting down", "stopped"]);
+  });
+});

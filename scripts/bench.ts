@@ -13,7 +13,9 @@
 //      status fed back), answered with and without the response cache; cold is
 //      a new spec each request;
 //   5. the whole process: `node dist/cli/main.js render <file>`, per shape;
-//   6. memory of the hook process (scripts/bench-memory.ts).
+//   6. memory of the hook process (scripts/bench-memory.ts);
+//   7. a fleet: CPU and memory per parent for 1,000 distinct parents through the
+//      stand-in Metacontroller, creation wave to idle resync (scripts/bench-scale.ts).
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -38,6 +40,7 @@ import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
+import { benchScale } from "./bench-scale.js";
 
 const catalog = loadCatalog();
 const ctx = { catalog, generate: generateConfig };
@@ -647,6 +650,7 @@ if (wanted(3)) benchGeneration();
 if (wanted(4)) await benchHttp();
 if (wanted(5)) benchProcess();
 if (wanted(6)) await benchMemory({ build: false });
+if (wanted(7)) await benchScale({ build: false });
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

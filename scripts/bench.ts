@@ -14,6 +14,8 @@
 //      a new spec each request;
 //   5. the whole process: `node dist/cli/main.js render <file>`, per shape;
 //   6. memory of the hook process (scripts/bench-memory.ts);
+//   7. a fleet: CPU and memory per parent for 1,000 distinct parents through the
+//      stand-in Metacontroller, creation wave to idle resync (scripts/bench-scale.ts).
 //   8. a rolling restart of the hook's pods on the real node under steady
 //      syncs: failed syncs, and each old pod's SIGTERM → exit
 //      (scripts/bench-restart.ts; needs root and the node, else SKIPPED).
@@ -41,6 +43,7 @@ import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
+import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
 
 const catalog = loadCatalog();
@@ -651,6 +654,7 @@ if (wanted(3)) benchGeneration();
 if (wanted(4)) await benchHttp();
 if (wanted(5)) benchProcess();
 if (wanted(6)) await benchMemory({ build: false });
+if (wanted(7)) await benchScale({ build: false });
 if (wanted(8)) await benchRestart();
 const mem = process.memoryUsage();
 console.log(

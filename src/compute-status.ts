@@ -1,13 +1,19 @@
 // The last rung of sync: the status, from the resolution, what was returned
 // and what was observed. Deterministic: the clock comes in as `now`, a
 // condition keeps its lastTransitionTime while its status is unchanged, and
-// generatedAt is the ConfigMap's creationTimestamp, so feeding a response's
-// status back in gives the same response at any later `now`.
+// generatedAt keeps the time the status first named its config, so feeding a
+// response's status back in gives the same response at any later `now`.
 //
 // A failure's detail is stated once, in the condition it belongs to; Ready and
 // Stalled carry a one-line summary naming that condition. Each warning reason
 // is a condition of its own, True while it holds and absent otherwise
 // (docs/adr/0012-warnings-as-conditions.md).
+//
+// Each status change is a write through Metacontroller's rate-limited client
+// (docs/operations/capacity.md), so the status changes only when something a
+// reader needs changed: a new parent's first status already says what the
+// second sync will find (the Deployment just created, no replica available),
+// and the Deployment controller's first status post changes nothing here.
 import type { Condition, ConditionType, Phase, Status } from "./api/status.js";
 import { childNames } from "./children/labels.js";
 import { serviceUrl } from "./children/service.js";
@@ -109,17 +115,35 @@ function updatedVerdict(input: StatusInput): Verdict {
     : ["False", ConditionReason.KeptLastApplied, msg.keptLastApplied()];
 }
 
-function availableVerdict(observed: Observed): Verdict {
+/**
+ * Whether the status reports a Deployment: the one observed, or the one this
+ * answer creates on the parent's first sync. Metacontroller writes the status
+ * after it has created the children, so a first status that reports the new
+ * Deployment as created with no replica available is what the second sync
+ * observes: that sync then writes nothing (one status write per new parent, not
+ * two). Only the first sync assumes it: a later sync that still finds no
+ * Deployment (its creation failed, or someone deleted it) says so.
+ */
+function reportsDeployment(input: StatusInput): boolean {
+  const { observed, returned } = input;
+  if (observed.deployment !== undefined) return true;
+  return returned.updated && observed.status.conditions === undefined;
+}
+
+function availableVerdict(observed: Observed, deployed: boolean): Verdict {
   const dep = observed.deployment;
-  if (dep === undefined) return ["False", ConditionReason.DeploymentNotFound, msg.noDeployment()];
-  const available = dep.status?.conditions?.find((c) => c.type === "Available");
-  const replicas = dep.status?.availableReplicas ?? 0;
+  if (!deployed) return ["False", ConditionReason.DeploymentNotFound, msg.noDeployment()];
+  const available = dep?.status?.conditions?.find((c) => c.type === "Available");
+  const replicas = dep?.status?.availableReplicas ?? 0;
   if (available?.status === "True" && replicas > 0)
     return ["True", ConditionReason.MinimumReplicasAvailable, msg.replicasAvailable(replicas)];
+  // The Deployment's own message is a fixed sentence that appears only once its
+  // controller has posted a status: copying it would rewrite the status once
+  // more per new parent and say nothing new.
   return [
     "False",
     available?.reason ?? ConditionReason.MinimumReplicasUnavailable,
-    available?.message ?? msg.noReplicaAvailable(),
+    msg.noReplicaAvailable(),
   ];
 }
 
@@ -172,6 +196,7 @@ export function computeStatus(input: StatusInput): Status {
   const { observed, resolution, returned } = input;
   const condition = conditionFactory(input);
   const problems = problemsOf(resolution, returned.plan);
+  const deployed = reportsDeployment(input);
   const run = describedRun(input);
   const checks: Record<ProblemCondition, Check> = {
     ValidationSucceeded: validationCheck(resolution, returned.plan),
@@ -193,7 +218,7 @@ export function computeStatus(input: StatusInput): Status {
     ),
     condition("ConfigGenerated", ...configVerdict(resolution, run.configGeneration?.configMapName)),
     condition("DeploymentUpdated", ...updatedVerdict(input)),
-    condition("Available", ...availableVerdict(observed)),
+    condition("Available", ...availableVerdict(observed, deployed)),
   ];
   const warnings = warningConditions(
     [...resolution.warnings, ...returned.workloadWarnings],
@@ -203,7 +228,7 @@ export function computeStatus(input: StatusInput): Status {
   const conditions = [...checked, ready];
   const dep = observed.deployment;
   if (problems.length === 0 && (dep === undefined || !returned.rolledOut)) {
-    const message = dep === undefined ? msg.creatingDeployment() : msg.rollingOut();
+    const message = deployed ? msg.rollingOut() : msg.creatingDeployment();
     conditions.push(condition("Reconciling", "True", ConditionReason.RollingOut, message));
   }
   if (problems.length > 0) {
@@ -214,7 +239,7 @@ export function computeStatus(input: StatusInput): Status {
   }
   conditions.push(...warnings);
   const status: Status = {
-    phase: phaseOf(problems.length > 0, ready.status === "True", dep !== undefined),
+    phase: phaseOf(problems.length > 0, ready.status === "True", deployed),
     conditions,
     availableReplicas: dep?.status?.availableReplicas ?? 0,
   };
@@ -239,7 +264,7 @@ function describedRun(
       image,
       configSource: desired.config?.source ?? "generated",
     }),
-    configGeneration: configGeneration(desired, observed),
+    configGeneration: configGeneration(desired, observed, input.now),
     serviceURL: serviceUrl({
       llsd: desired.llsd,
       namespace: desired.namespace,
@@ -256,13 +281,28 @@ function externalUrl(ingress: Desired["ingress"]): string | undefined {
   return `${ingress.tlsSecretName === undefined ? "http" : "https"}://${ingress.hostname}`;
 }
 
-function configGeneration(desired: Desired, observed: Observed): Status["configGeneration"] {
+/**
+ * generatedAt: when the status first named this config, kept from the status
+ * while the config stays the same. A status without it (written before the
+ * hook kept it, or lost) takes the ConfigMap's creationTimestamp, and a config
+ * returned for the first time takes `now`: never absent, so the sync after the
+ * ConfigMap's creation does not rewrite the status to add it.
+ */
+function configGeneration(
+  desired: Desired,
+  observed: Observed,
+  now: string,
+): Status["configGeneration"] {
   if (desired.config?.source !== "generated") return undefined;
   const { configHash, providerCount, resourceCount } = desired.config.generated;
   const configMapName = childNames.configMap(desired.llsd, configHash);
   const configMap = observed.children.find(
     (c) => c.kind === "ConfigMap" && c.metadata.name === configMapName,
   );
-  const generatedAt = configMap?.metadata.creationTimestamp;
+  const prior = observed.status.configGeneration;
+  const generatedAt =
+    (prior?.configHash === configHash ? prior.generatedAt : undefined) ??
+    configMap?.metadata.creationTimestamp ??
+    now;
   return defined({ configMapName, configHash, generatedAt, providerCount, resourceCount });
 }

@@ -99,7 +99,9 @@ export const Status = z
         generatedAt: z
           .string()
           .optional()
-          .describe("When that ConfigMap was created.")
+          .describe(
+            "When the hook first returned this config (kept while the config stays the same).",
+          )
           .meta({ format: "date-time" }),
         providerCount: z.number().int().min(0).describe("Providers in the generated config."),
         resourceCount: z

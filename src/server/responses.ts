@@ -10,9 +10,10 @@
 //
 // Why a cached answer stays right at a later `now`: the clock's only use in
 // sync is `now` copied into a condition's lastTransitionTime when the condition
-// changes; a condition that does not change keeps the time the request carries
+// changes, and into configGeneration.generatedAt when a config is named for the
+// first time; otherwise both keep the time the request carries
 // (src/compute-status.ts). So an answer that does not contain the text of
-// `now` has no condition that took it, and is the answer at any `now`. One
+// `now` has nothing that took it, and is the answer at any `now`. One
 // that contains it (a first sync, a transition, or a time that merely happens
 // to appear in the request) is not cached. Conflicts (409) and refused requests
 // are never cached: they are computed every time, as before.

@@ -273,7 +273,9 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
       children: toMap([...children.values()], format, childGroupsOf(c)),
       related: toMap(related, format),
     });
-    const outcome = sync(req, NOW, syncContext());
+    // An earlier sync happens when Metacontroller applied its answer, at the
+    // children's creationTimestamp: not at the case's own time.
+    const outcome = sync(req, APPLIED_AT, syncContext());
     if (outcome.kind !== "ok")
       throw new Error(`observed[${i}] of the case did not sync: ${outcome.message}`);
     const next = new Map<string, KubeObject>();

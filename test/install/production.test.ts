@@ -100,7 +100,7 @@ describe("production file set (what the Dockerfile ships)", function () {
     });
     expect(res.status).to.equal(200);
     const body = (await res.json()) as { status: { phase: string }; children: { kind: string }[] };
-    expect(body.status.phase).to.equal("Pending");
+    expect(body.status.phase).to.equal("Initializing");
     expect(body.children.map((ch) => ch.kind)).to.include.members([
       "ConfigMap",
       "Deployment",
@@ -234,7 +234,7 @@ describe("production file set (what the Dockerfile ships)", function () {
     }
     expect(first.status, first.body.slice(0, 200)).to.equal(200);
     expect((JSON.parse(first.body) as { status: { phase: string } }).status.phase).to.equal(
-      "Pending",
+      "Initializing",
     );
     expect((await post(undefined)).status).to.equal(401);
     expect((await post("Bearer wrong-token!")).status).to.equal(401);

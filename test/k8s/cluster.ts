@@ -214,7 +214,8 @@ export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane
       "--service-account-issuer=https://kubernetes.default.svc",
       `--service-account-key-file=${join(dir, "sa.pub")}`,
       `--service-account-signing-key-file=${join(dir, "sa.key")}`,
-      "--service-cluster-ip-range=10.0.0.0/24",
+      // Room for a fleet: one ClusterIP per parent (a /24 holds 253 Services).
+      "--service-cluster-ip-range=10.0.0.0/16",
       `--cert-dir=${join(dir, "apiserver-certs")}`,
       "--profiling=false",
       ...(node === undefined

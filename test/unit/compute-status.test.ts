@@ -42,6 +42,37 @@ function deployment(available: number, ready: boolean): ObservedDeployment {
   };
 }
 
+/** The Deployment just created, before its controller has posted a status. */
+const created: ObservedDeployment = {
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "llsd" },
+};
+
+/** The same once the Deployment controller has posted its first status (no pod available). */
+const posted: ObservedDeployment = {
+  ...created,
+  status: {
+    replicas: 1,
+    unavailableReplicas: 1,
+    conditions: [
+      {
+        type: "Available",
+        status: "False",
+        reason: "MinimumReplicasUnavailable",
+        message: "Deployment does not have minimum availability.",
+      },
+    ],
+  },
+};
+
+/** A ConfigMap the hook returned, as Metacontroller created it. */
+const configMap = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "llsd-config-abcdef0123", creationTimestamp: "2026-11-23T10:00:07Z" },
+};
+
 const desired: Desired = {
   llsd: "llsd",
   namespace: "ns",
@@ -113,13 +144,31 @@ describe("computeStatus", () => {
     extra: string[];
   }[] = [
     {
-      what: "first sync of a valid spec: Pending, Reconciling",
+      what: "first sync of a valid spec: the Deployment it creates, Initializing, Reconciling",
       observed: observed(),
+      resolution: valid,
+      returned: updated,
+      phase: "Initializing",
+      ready: "MinimumReplicasUnavailable",
+      extra: ["Reconciling"],
+    },
+    {
+      what: "a later sync that still finds no Deployment: Pending, DeploymentNotFound",
+      observed: observed({ status: { conditions: [] } }),
       resolution: valid,
       returned: updated,
       phase: "Pending",
       ready: "DeploymentNotFound",
       extra: ["Reconciling"],
+    },
+    {
+      what: "first sync of an invalid spec: Failed, nothing created, never Reconciling",
+      observed: observed(),
+      resolution: invalid,
+      returned: kept,
+      phase: "Failed",
+      ready: "InvalidSpec",
+      extra: ["Stalled"],
     },
     {
       what: "Deployment exists, not yet available: Initializing",
@@ -180,7 +229,35 @@ describe("computeStatus", () => {
       for (const c of conditions.values()) expect(c.observedGeneration).to.equal(3);
     });
 
-  it("keeps lastTransitionTime while a condition's status holds, and moves it when it changes", () => {
+  it("writes a new parent's status once: what its first sync reports is what the next ones find", () => {
+    const first = computeStatus({
+      now: EARLIER,
+      observed: observed(),
+      resolution: valid,
+      returned: updated,
+    });
+    // Metacontroller created the children before it wrote that status; the
+    // Deployment controller posts its first status at any time around the next sync.
+    for (const dep of [created, posted]) {
+      const next = computeStatus({
+        now: NOW,
+        observed: observed({ status: first, deployment: dep, children: [configMap, dep] }),
+        resolution: valid,
+        returned: updated,
+      });
+      expect(next, dep === created ? "just created" : "status posted").to.deep.equal(first);
+    }
+    const conditions = byType(first);
+    expect(conditions.get("Available")).to.include({
+      status: "False",
+      reason: "MinimumReplicasUnavailable",
+      message: "No replica is available yet.",
+    });
+    expect(conditions.get("Reconciling")?.message).to.equal("The Deployment is rolling out.");
+    expect(first.configGeneration?.generatedAt).to.equal(EARLIER);
+  });
+
+  it("says the Deployment is missing from the second sync on, when its creation did not happen", () => {
     const first = computeStatus({
       now: EARLIER,
       observed: observed(),
@@ -189,7 +266,64 @@ describe("computeStatus", () => {
     });
     const again = computeStatus({
       now: NOW,
-      observed: observed({ status: first }),
+      observed: observed({ status: first, children: [configMap] }),
+      resolution: valid,
+      returned: updated,
+    });
+    expect(again.phase).to.equal("Pending");
+    expect(byType(again).get("Available")).to.include({
+      status: "False",
+      reason: "DeploymentNotFound",
+      lastTransitionTime: EARLIER,
+    });
+    expect(byType(again).get("Reconciling")?.message).to.equal("Creating the Deployment.");
+    // generatedAt stays as first reported, not the ConfigMap's creationTimestamp.
+    expect(again.configGeneration?.generatedAt).to.equal(EARLIER);
+    const settled = computeStatus({
+      now: NOW,
+      observed: observed({ status: again, children: [configMap] }),
+      resolution: valid,
+      returned: updated,
+    });
+    expect(settled).to.deep.equal(again);
+  });
+
+  it("takes generatedAt from the ConfigMap when the status has none for that config", () => {
+    const prior: Status = {
+      configGeneration: {
+        configMapName: "llsd-config-0000000000",
+        configHash: "0000000000",
+        generatedAt: EARLIER,
+        providerCount: 1,
+        resourceCount: 0,
+      },
+    };
+    const status = computeStatus({
+      now: NOW,
+      observed: observed({ status: prior, children: [configMap], deployment: created }),
+      resolution: valid,
+      returned: updated,
+    });
+    expect(status.configGeneration?.generatedAt).to.equal("2026-11-23T10:00:07Z");
+    const edited = computeStatus({
+      now: NOW,
+      observed: observed({ status: prior, deployment: created }),
+      resolution: valid,
+      returned: updated,
+    });
+    expect(edited.configGeneration?.generatedAt).to.equal(NOW);
+  });
+
+  it("keeps lastTransitionTime while a condition's status holds, and moves it when it changes", () => {
+    const first = computeStatus({
+      now: EARLIER,
+      observed: observed({ deployment: created }),
+      resolution: valid,
+      returned: updated,
+    });
+    const again = computeStatus({
+      now: NOW,
+      observed: observed({ status: first, deployment: created }),
       resolution: valid,
       returned: updated,
     });
@@ -226,6 +360,7 @@ describe("computeStatus", () => {
     expect(fresh.configGeneration).to.deep.equal({
       configMapName: "llsd-config-abcdef0123",
       configHash: "abcdef0123456789abcdef",
+      generatedAt: NOW,
       providerCount: 2,
       resourceCount: 1,
     });

@@ -31,7 +31,7 @@ describe("hook invariants (property tests)", () => {
       fc.property(validSpec, (spec) => {
         const res = syncOk(request(spec));
         expect((res.status as { phase: string }).phase, JSON.stringify(res.status)).to.equal(
-          "Pending",
+          "Initializing",
         );
         expect(configOf(res)).to.be.a("string");
       }),

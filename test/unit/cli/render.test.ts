@@ -64,7 +64,7 @@ describe("llsd-hook render", () => {
     });
   }
 
-  it("renders a valid resource and reports Pending", () => {
+  it("renders a valid resource and reports the Deployment it creates (Initializing)", () => {
     const out = render(
       `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter}}\n`,
       "cr.yaml",
@@ -73,7 +73,7 @@ describe("llsd-hook render", () => {
     );
     expect(out.failed).to.equal(false);
     expect(out.children).to.include("kind: Deployment");
-    expect(out.status).to.include("phase: Pending");
+    expect(out.status).to.include("phase: Initializing");
   });
 
   it("converts a llamastack.io/v1alpha1 object as the conversion webhook does, and says so", () => {

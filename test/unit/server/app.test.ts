@@ -63,7 +63,7 @@ describe("HTTP edge", () => {
       "Service",
       "ServiceAccount",
     ]);
-    expect(res.body.status.phase).to.equal("Pending");
+    expect(res.body.status.phase).to.equal("Initializing");
     expect(res.body.status.conditions[0].lastTransitionTime).to.equal("2026-11-01T12:00:00Z");
   });
 
@@ -92,7 +92,7 @@ describe("HTTP edge", () => {
       .set("content-type", "application/json")
       .send(body)
       .expect(200);
-    expect(res.body.status.phase).to.equal("Pending");
+    expect(res.body.status.phase).to.equal("Initializing");
   });
 
   it("a body over the limit is a 413 that names the limit and where it is documented", async () => {
@@ -224,7 +224,7 @@ describe("HTTP edge", () => {
     expect(syncLine).to.include({
       method: "POST",
       parent: "default/llama",
-      phase: "Pending",
+      phase: "Initializing",
       children: 4,
     });
     expect(lines.join("")).not.to.include(CANARY);

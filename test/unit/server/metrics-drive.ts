@@ -63,7 +63,7 @@ function hostile(): SyncRequest {
 /** What driveSyncs sends, by (outcome, reason): the counts the tests expect. */
 export const EXPECTED_OUTCOMES: Record<string, number> = {
   "ready Ready": 2,
-  "progressing DeploymentNotFound": 1,
+  "progressing MinimumReplicasUnavailable": 1,
   "failed BaseConfigRequired": 1,
   "failed InvalidSpec": 1, // the hostile name is no Kubernetes name
   "kept InvalidSpec": 1,

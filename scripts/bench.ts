@@ -13,7 +13,10 @@
 //      status fed back), answered with and without the response cache; cold is
 //      a new spec each request;
 //   5. the whole process: `node dist/cli/main.js render <file>`, per shape;
-//   6. memory of the hook process (scripts/bench-memory.ts).
+//   6. memory of the hook process (scripts/bench-memory.ts);
+//   7. one hostile tenant beside typical parents, and the memory with the
+//      body budget full and every worker busy (scripts/bench-tenant.ts): the
+//      one section with a target, exiting non-zero when it is missed.
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -38,6 +41,7 @@ import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
+import { benchTenant } from "./bench-tenant.js";
 
 const catalog = loadCatalog();
 const ctx = { catalog, generate: generateConfig };
@@ -647,6 +651,7 @@ if (wanted(3)) benchGeneration();
 if (wanted(4)) await benchHttp();
 if (wanted(5)) benchProcess();
 if (wanted(6)) await benchMemory({ build: false });
+if (wanted(7) && !(await benchTenant())) process.exitCode = 1;
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

@@ -112,8 +112,9 @@ describe("the worker pool", function () {
       const slow = slowRequest("tenant-a", "slow");
       const res = await request(hook).post("/sync").send(slow).expect(503);
       expect(res.headers["retry-after"]).to.equal("1");
+      // 60 ms of its CPU time, or (on a busy machine) four times that in wall time.
       expect(res.body.error).to.match(
-        /^llsd-hook stopped the sync of tenant-a\/slow after 60 ms of processing, the most one request may take \(WORKER_DEADLINE_MS\), and replaced its worker\. Metacontroller retries; /,
+        /^llsd-hook stopped the sync of tenant-a\/slow after (60 ms of processing, the most one request may take|240 ms, 4 times the 60 ms of processing one request may take) \(WORKER_DEADLINE_MS\)(, on a busy node)?, and replaced its worker\. Metacontroller retries; /,
       );
       expect(res.text).not.to.match(/\n\s+at /); // no stack trace
       expect(pool.stats().replaced).to.equal(1);
@@ -138,7 +139,9 @@ describe("the worker pool", function () {
         .post("/sync")
         .send(slowRequest("tenant-a", "slow"))
         .expect(503);
-      expect(res.body.error).to.include("the sync of tenant-a/slow after 60 ms of processing");
+      expect(res.body.error).to.match(
+        /^llsd-hook stopped the sync of tenant-a\/slow after .*WORKER_DEADLINE_MS/,
+      );
       expect(pool.stats()).to.include({ replaced: before.replaced, answered: before.answered });
       expect(
         await sample(metrics, "llsd_hook_worker_refusals_total", { route: "sync", why: "repeat" }),

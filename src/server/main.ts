@@ -10,7 +10,7 @@
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   HOOK_WORKERS           worker threads that read and answer requests (2); docs/adr/0011-worker-pool.md
 //   WORKER_HEAP_MIB        each worker's heap bound (96); a worker that reaches it is replaced
-//   WORKER_DEADLINE_MS     CPU time one request may take in its worker (2000; four times that in wall time)
+//   WORKER_DEADLINE_MS     CPU time one request may take in its worker (2000; in wall time 4× that, 8 s at least)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
 //   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name

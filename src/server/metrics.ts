@@ -127,8 +127,8 @@ export interface HookMetrics {
   countWorkerTimeout(route: Route): void;
   /** A worker stopped while answering, out of heap or otherwise (it was replaced). */
   countWorkerCrash(route: Route): void;
-  /** A request was answered 503 by the pool without running: it waited too long, or repeats bytes that failed. */
-  countWorkerRefusal(route: Route, why: "queue" | "repeat"): void;
+  /** A request was answered 503 by the pool without running (src/server/pool.ts RefusalReason). */
+  countWorkerRefusal(route: Route, why: "queue" | "repeat" | "share"): void;
 }
 
 /** 0.1 ms to 2.5 s: a cached answer is well under a millisecond, a large sync tens of ms. */
@@ -249,7 +249,7 @@ function poolMetrics(
   });
   const refusals = new Counter({
     name: "llsd_hook_worker_refusals_total",
-    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit.",
+    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit, why=share its namespace took its share of the workers' time lately.",
     labelNames: ["route", "why"],
     registers,
   });
@@ -257,7 +257,8 @@ function poolMetrics(
     countBudgetRefusal: (route: Route | "other") => budgetRefusals.inc({ route }),
     countWorkerTimeout: (route: Route) => timeouts.inc({ route }),
     countWorkerCrash: (route: Route) => crashes.inc({ route }),
-    countWorkerRefusal: (route: Route, why: "queue" | "repeat") => refusals.inc({ route, why }),
+    countWorkerRefusal: (route: Route, why: "queue" | "repeat" | "share") =>
+      refusals.inc({ route, why }),
   };
 }
 

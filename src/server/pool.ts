@@ -5,9 +5,9 @@
 // for a bounded time, and /healthz, /readyz, /metrics and the other parents
 // keep their latency (docs/adr/0011-worker-pool.md):
 //   - a deadline per request (WORKER_DEADLINE_MS of its worker thread's CPU
-//     time, read from /proc; four times that in wall time, for a worker the
-//     node starves): past it the worker is stopped and replaced, and the
-//     request is answered 503 naming the parent and the limit;
+//     time, read from /proc; and, for a worker the node starves, four times
+//     that in wall time, 8 s at least): past it the worker is stopped and
+//     replaced, and the request is answered 503 naming the parent and the limit;
 //   - a heap bound per worker (WORKER_HEAP_MIB): a worker that reaches it is
 //     replaced the same way, the answer naming the parent and the bound;
 //   - one tenant (a parent's namespace; all of /convert) holds at most all
@@ -34,7 +34,7 @@ export interface PoolLimits {
   workers: number;
   /** Each worker's old-generation heap, MiB (WORKER_HEAP_MIB). */
   heapMib: number;
-  /** CPU time one request may take in its worker, ms (WORKER_DEADLINE_MS); four times that in wall time. */
+  /** CPU time one request may take in its worker, ms (WORKER_DEADLINE_MS); see wallLimitMs for wall time. */
   deadlineMs: number;
 }
 
@@ -76,11 +76,29 @@ const REPEAT_COOLDOWN_MS = 30_000;
 /** Metacontroller's hook timeout in our CompositeController (metacontroller/compositecontroller.yaml). */
 const HOOK_TIMEOUT_MS = 10_000;
 
+/**
+ * Each tenant may take, averaged over time, this much of one worker's time,
+ * in bursts of up to BURST deadlines (a request starts while its tenant has
+ * time in hand, and is charged what it took, a stopped one also the start of
+ * the worker that replaces it): a namespace whose requests take long
+ * (a parent retried forever, past the deadline or just under it) then costs
+ * the node a quarter of a core, not a whole one, while a typical namespace
+ * (milliseconds a sync) never waits for it.
+ */
+const TENANT_SHARE = 0.25;
+const BURST = 1;
+
 /** How long starting the workers may take (loading the code and the catalog). */
 const START_MS = 60_000;
 
-/** Wall time a request may take in its worker, as a multiple of its CPU deadline. */
-const WALL_FACTOR = 4;
+/**
+ * Wall time a request may take in its worker, for one the node starves of
+ * CPU: four times its CPU deadline, and at least what Metacontroller's hook
+ * timeout leaves (8 s), so that a small deadline is not hit by a busy node.
+ */
+function wallLimitMs(deadlineMs: number): number {
+  return Math.max(4 * deadlineMs, HOOK_TIMEOUT_MS - 2000);
+}
 
 /**
  * How long a request may wait for a worker: what Metacontroller's hook
@@ -91,14 +109,19 @@ function queueWaitMs(deadlineMs: number): number {
   return Math.max(deadlineMs, HOOK_TIMEOUT_MS - 2000 - deadlineMs);
 }
 
+export type RefusalReason = "queue" | "repeat" | "share";
+
 /** What the pool tells the app of one request besides its answer (metrics and log lines). */
 export interface PoolEvents {
   /** It ran past the deadline; its worker was replaced. */
   timeout?(parent: string | undefined): void;
   /** Its worker stopped while answering (out of heap, or another fault); it was replaced. */
   crash?(parent: string | undefined, reason: string): void;
-  /** It was answered 503 without running: it waited too long, or it is bytes that ran past a limit. */
-  refused?(why: "queue" | "repeat"): void;
+  /**
+   * It was answered 503 without running: it waited too long for a worker, it
+   * is bytes that ran past a limit, or its tenant took its share of the workers' time lately.
+   */
+  refused?(why: RefusalReason): void;
 }
 
 export interface PoolOptions {
@@ -194,6 +217,8 @@ interface Slot {
   /** The error it reported before exiting, if any. */
   error?: { code?: string; message: string };
   generation: TierStats;
+  /** A worker starting in place of one stopped on this tenant's request: it counts for that tenant until ready. */
+  heldBy?: string | undefined;
 }
 
 const noStats = (): TierStats => ({ entries: 0, bytes: 0, hits: 0, misses: 0 });
@@ -252,6 +277,8 @@ class WorkerPool implements Pool {
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private broken: string | undefined;
   private watch: NodeJS.Timeout | undefined;
+  /** Each tenant's worker time in hand (see tokens), for the tenants charged lately. */
+  private readonly budgets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     options: PoolOptions,
@@ -263,7 +290,7 @@ class WorkerPool implements Pool {
     this.limits = limits;
     this.tenantShare = Math.max(1, limits.workers - 1);
     this.waitMs = queueWaitMs(limits.deadlineMs);
-    this.wallMs = WALL_FACTOR * limits.deadlineMs;
+    this.wallMs = wallLimitMs(limits.deadlineMs);
     this.checkMs = Math.min(100, Math.max(5, limits.deadlineMs / 10));
     this.entry = workerEntry();
     // Serialized once, shared: a replaced worker costs the main thread no copy of the catalog.
@@ -390,10 +417,26 @@ class WorkerPool implements Pool {
 
   /** Queues a request in its arrival order, with a timer for the rest of its wait. */
   private enqueue(job: Pending): void {
+    const held = job.tenant === undefined ? 0 : this.heldUntil(job.tenant);
+    if (held > job.since + this.waitMs) return this.holdBack(job, held);
     const at = this.queue.findIndex((q) => q.id > job.id);
     this.queue.splice(at === -1 ? this.queue.length : at, 0, job);
     const left = Math.max(0, job.since + this.waitMs - Date.now());
     job.waitTimer = setTimeout(() => this.expire(job), left);
+  }
+
+  /** A request of a tenant held back longer than it may wait: a 503 at once. */
+  private holdBack(job: Pending, until: number): void {
+    for (const w of job.waiters) w.events.refused?.("share");
+    const seconds = Math.ceil((until - Date.now()) / 1000);
+    const who = job.tenant === CONVERT_TENANT ? "/convert" : `namespace ${job.tenant ?? ""}`;
+    this.settle(
+      job,
+      unavailable(
+        job.request.route,
+        `llsd-hook holds back ${subject(job)} for ${seconds} s more: a request of ${who} took their share of the workers' time lately (a quarter of one worker's, in bursts of WORKER_DEADLINE_MS); Metacontroller retries`,
+      ),
+    );
   }
 
   /** A request that waited its whole time for a worker: a 503. */
@@ -416,11 +459,55 @@ class WorkerPool implements Pool {
     );
   }
 
+  /** Workers a tenant holds: answering its requests, or starting in place of one its request stopped. */
   private running(tenant: string): number {
     return this.slots.reduce(
-      (n, s) => n + (s.job?.tenant === tenant && s.job.leaving !== true ? 1 : 0),
+      (n, s) =>
+        n +
+        ((s.job?.tenant === tenant && s.job.leaving !== true) || (!s.ready && s.heldBy === tenant)
+          ? 1
+          : 0),
       0,
     );
+  }
+
+  /**
+   * A tenant's worker time in hand, ms: a bucket of BURST deadlines that fills
+   * at TENANT_SHARE of a worker and is charged each request's processing.
+   */
+  private tokens(tenant: string): number {
+    const budget = this.budgets.get(tenant);
+    const full = BURST * this.limits.deadlineMs;
+    if (budget === undefined) return full;
+    return Math.min(full, budget.tokens + (Date.now() - budget.at) * TENANT_SHARE);
+  }
+
+  /** Until when a tenant's requests wait for its share of worker time (0: they need not). */
+  private heldUntil(tenant: string): number {
+    const tokens = this.tokens(tenant);
+    return tokens > 0 ? 0 : Date.now() + Math.ceil(-tokens / TENANT_SHARE);
+  }
+
+  /** Whether another request of `tenant` may start now, `extra` of its own already counted. */
+  private mayStart(tenant: string, extra = 0): boolean {
+    return this.running(tenant) - extra < this.tenantShare && this.heldUntil(tenant) === 0;
+  }
+
+  /** Charges a tenant what one of its requests took of a worker (a stopped one: all it was let take). */
+  private charge(tenant: string | undefined, ms: number): void {
+    if (tenant === undefined) return;
+    const tokens = this.tokens(tenant) - ms;
+    this.budgets.delete(tenant);
+    this.budgets.set(tenant, { tokens, at: Date.now() });
+    // A bounded record: the tenant charged longest ago goes first (its bucket has refilled, or nearly).
+    if (this.budgets.size > 4096) this.budgets.delete(this.budgets.keys().next().value as string);
+    if (tokens <= 0) setTimeout(() => this.pump(), Math.ceil(-tokens / TENANT_SHARE) + 1).unref();
+  }
+
+  /** What a slot's request has taken so far, ms: its thread's CPU time, or wall time where /proc cannot tell. */
+  private used(slot: Slot): number {
+    const cpu = slot.tid === undefined ? undefined : threadCpuMs(slot.tid);
+    return cpu === undefined ? performance.now() - slot.startedAt : cpu - slot.cpuAt;
   }
 
   /**
@@ -434,7 +521,7 @@ class WorkerPool implements Pool {
       const job = slot.job;
       if (job?.asking !== true || job.tenant === undefined) continue;
       job.asking = false;
-      const go = this.running(job.tenant) - 1 < this.tenantShare;
+      const go = this.mayStart(job.tenant, 1);
       // One handed back no longer counts for its tenant.
       if (!go) job.leaving = true;
       const verdict: VerdictMessage = { type: "verdict", id: job.id, go };
@@ -485,13 +572,16 @@ class WorkerPool implements Pool {
     return slot;
   }
 
-  private replace(slot: Slot): void {
+  /** A new worker in the place of one stopped on a request of `tenant` (counted for it until ready). */
+  private replace(slot: Slot, tenant?: string): void {
     this.retiredStats.hits += slot.generation.hits;
     this.retiredStats.misses += slot.generation.misses;
     const index = this.slots.indexOf(slot);
     if (index === -1 || this.closed) return;
     this.replaced += 1;
-    this.slots[index] = this.spawn();
+    const next = this.spawn();
+    next.heldBy = tenant;
+    this.slots[index] = next;
   }
 
   private onExit(slot: Slot): void {
@@ -511,8 +601,9 @@ class WorkerPool implements Pool {
       );
       this.remember(job, answer);
       this.settle(job, answer);
+      this.charge(job.tenant, this.limits.deadlineMs);
     }
-    this.replace(slot);
+    this.replace(slot, job?.tenant);
     this.pump();
   }
 
@@ -540,15 +631,16 @@ class WorkerPool implements Pool {
     const limit =
       by === "cpu"
         ? `${deadlineMs} ms of processing, the most one request may take (WORKER_DEADLINE_MS)`
-        : `${this.wallMs} ms, ${WALL_FACTOR} times the ${deadlineMs} ms of processing one request may take (WORKER_DEADLINE_MS), on a busy node`;
+        : `${this.wallMs} ms in all, on a node too busy to give it the ${deadlineMs} ms of processing one request may take (WORKER_DEADLINE_MS)`;
     const answer = unavailable(
       job.request.route,
       `llsd-hook stopped ${subject(job)} after ${limit}, and replaced its worker. ${FIX}`,
     );
     this.remember(job, answer);
     this.settle(job, answer);
+    this.charge(job.tenant, this.limits.deadlineMs);
     void slot.worker.terminate();
-    this.replace(slot);
+    this.replace(slot, job.tenant);
     this.pump();
   }
 
@@ -557,6 +649,9 @@ class WorkerPool implements Pool {
       if (message.tid !== undefined && threadCpuMs(message.tid) !== undefined)
         slot.tid = message.tid;
       slot.ready = true;
+      // A worker started in place of one a tenant's request stopped: the start is that tenant's cost too.
+      this.charge(slot.heldBy, message.startMs ?? 0);
+      slot.heldBy = undefined;
       this.startFailures = 0;
       this.notifyReady();
       this.pump();
@@ -572,6 +667,7 @@ class WorkerPool implements Pool {
       return;
     }
     slot.job = undefined;
+    this.charge(job.tenant, this.used(slot));
     if (message.type === "deferred") {
       // Back in the queue in its arrival order, with its body and its tenant now known.
       job.request = { ...job.request, body: message.body };
@@ -587,9 +683,9 @@ class WorkerPool implements Pool {
 
   private start(slot: Slot, job: Pending): void {
     slot.job = job;
-    const defer = [...new Set(this.slots.map((s) => s.job?.tenant))].filter(
-      (t): t is string => t !== undefined && this.running(t) >= this.tenantShare,
-    );
+    const defer = [
+      ...new Set([...this.slots.map((s) => s.job?.tenant ?? s.heldBy), ...this.budgets.keys()]),
+    ].filter((t): t is string => t !== undefined && !this.mayStart(t));
     const { body } = job.request;
     // The body's own buffer moves to the worker (a deferred request's comes back).
     const movable =
@@ -644,7 +740,7 @@ class WorkerPool implements Pool {
     for (const slot of this.slots) {
       if (!slot.ready || slot.job !== undefined) continue;
       const index = this.queue.findIndex(
-        (job) => job.tenant === undefined || this.running(job.tenant) < this.tenantShare,
+        (job) => job.tenant === undefined || this.mayStart(job.tenant),
       );
       const job = index === -1 ? undefined : this.queue.splice(index, 1)[0];
       if (job === undefined) return;

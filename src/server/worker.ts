@@ -2,7 +2,7 @@
 // main thread hands it, one at a time, with the pure core. It holds its own
 // generation cache; the catalog comes from the main thread, serialized once,
 // so every worker answers from the same catalog as the process started with.
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { deserialize } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Catalog } from "../config/catalog.js";
@@ -50,7 +50,7 @@ export interface VerdictMessage {
 
 /** To the main thread. */
 export type WorkerMessage =
-  | { type: "ready"; tid?: number }
+  | { type: "ready"; tid?: number; startMs?: number }
   | { type: "read"; id: number; tenant: string; parent?: string; ask: boolean }
   | { type: "deferred"; id: number; body: Uint8Array | null }
   | { type: "answer"; id: number; answer: Answer; generation: TierStats };
@@ -144,6 +144,18 @@ function threadId(): number | undefined {
   }
 }
 
+/** The CPU time this thread has taken, ms (what starting it cost); undefined where /proc cannot tell. */
+function ownCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The usual requests once before the first real one (the CLI's warm-up
  * resources, src/cli/warm-up.ts, as /sync, /customize and /convert requests):
@@ -181,4 +193,9 @@ function warmUp(): void {
 
 warmUp();
 const tid = threadId();
-post(tid === undefined ? { type: "ready" } : { type: "ready", tid });
+const startMs = ownCpuMs();
+post({
+  type: "ready",
+  ...(tid === undefined ? {} : { tid }),
+  ...(startMs === undefined ? {} : { startMs }),
+});

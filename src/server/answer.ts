@@ -6,6 +6,13 @@ import { conversionFailure } from "../convert/failure.js";
 
 export type Route = "sync" | "customize" | "convert";
 
+/**
+ * Why the pool answered a request 503 without running it: it waited too long
+ * for a worker, it is bytes that ran past a limit lately, or its tenant took
+ * its share of the workers' time.
+ */
+export type RefusalReason = "queue" | "repeat" | "share";
+
 /** The tenant of every /convert request: the API server calls it without a token, for any namespace. */
 export const CONVERT_TENANT = "/convert";
 

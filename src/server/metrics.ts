@@ -10,7 +10,7 @@ import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Condition, Phase } from "../api/status.js";
 import { ALL_REASONS, ConditionReason } from "../reasons.js";
-import type { Route } from "./answer.js";
+import type { RefusalReason, Route } from "./answer.js";
 import type { TierStats } from "./memo.js";
 
 /** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
@@ -128,7 +128,7 @@ export interface HookMetrics {
   /** A worker stopped while answering, out of heap or otherwise (it was replaced). */
   countWorkerCrash(route: Route): void;
   /** A request was answered 503 by the pool without running (src/server/pool.ts RefusalReason). */
-  countWorkerRefusal(route: Route, why: "queue" | "repeat" | "share"): void;
+  countWorkerRefusal(route: Route, why: RefusalReason): void;
 }
 
 /** 0.1 ms to 2.5 s: a cached answer is well under a millisecond, a large sync tens of ms. */
@@ -199,11 +199,8 @@ function cacheMetrics(registers: Registry[], caches: { cache: WatchedCache; maxB
   });
 }
 
-/** The body budget's refusals and the worker pool's figures (docs/adr/0010, docs/adr/0011). */
-function poolMetrics(
-  registers: Registry[],
-  pools: { stats: () => PoolFigures; workers: number }[],
-) {
+/** The worker pool's figures at each scrape (docs/adr/0011). */
+function poolGauges(registers: Registry[], pools: { stats: () => PoolFigures; workers: number }[]) {
   const sum = (read: (s: PoolFigures) => number) => pools.reduce((n, p) => n + read(p.stats()), 0);
   new Gauge({
     name: "llsd_hook_workers",
@@ -229,6 +226,14 @@ function poolMetrics(
       this.set(sum((s) => s.queued));
     },
   });
+}
+
+/** The body budget's refusals and the worker pool's counts and figures (docs/adr/0010, docs/adr/0011). */
+function poolMetrics(
+  registers: Registry[],
+  pools: { stats: () => PoolFigures; workers: number }[],
+) {
+  poolGauges(registers, pools);
   const budgetRefusals = new Counter({
     name: "llsd_hook_body_budget_refusals_total",
     help: "Requests answered 503 before their body was read: the body budget (BODY_BUDGET_MIB) was full.",
@@ -257,8 +262,7 @@ function poolMetrics(
     countBudgetRefusal: (route: Route | "other") => budgetRefusals.inc({ route }),
     countWorkerTimeout: (route: Route) => timeouts.inc({ route }),
     countWorkerCrash: (route: Route) => crashes.inc({ route }),
-    countWorkerRefusal: (route: Route, why: "queue" | "repeat" | "share") =>
-      refusals.inc({ route, why }),
+    countWorkerRefusal: (route: Route, why: RefusalReason) => refusals.inc({ route, why }),
   };
 }
 

@@ -25,7 +25,14 @@ import { pathToFileURL } from "node:url";
 import { serialize } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { Catalog } from "../config/catalog.js";
-import { CONVERT_TENANT, errorAnswer, type Answer, type Job, type Route } from "./answer.js";
+import {
+  CONVERT_TENANT,
+  errorAnswer,
+  type Answer,
+  type Job,
+  type RefusalReason,
+  type Route,
+} from "./answer.js";
 import type { TierStats } from "./memo.js";
 import type { JobMessage, VerdictMessage, WorkerData, WorkerMessage } from "./worker.js";
 
@@ -108,8 +115,6 @@ function wallLimitMs(deadlineMs: number): number {
 function queueWaitMs(deadlineMs: number): number {
   return Math.max(deadlineMs, HOOK_TIMEOUT_MS - 2000 - deadlineMs);
 }
-
-export type RefusalReason = "queue" | "repeat" | "share";
 
 /** What the pool tells the app of one request besides its answer (metrics and log lines). */
 export interface PoolEvents {

@@ -10,8 +10,9 @@
 //      the floor: a bare express app on the same server and connection that
 //      parses the same request and returns the same response bytes. Steady
 //      state is a parent at rest (its children applied and rolled out, its
-//      status fed back), answered with and without the response cache; cold is
-//      a new spec each request;
+//      status fed back), answered with and without the response cache (without
+//      it, and cold, a worker of the pool answers); cold is a new spec each
+//      request;
 //   5. the whole process: `node dist/cli/main.js render <file>`, per shape;
 //   6. memory of the hook process (scripts/bench-memory.ts);
 //   7. one hostile tenant beside typical parents, and the memory with the
@@ -36,7 +37,7 @@ import { specBindings } from "../src/config/bindings.js";
 import { generateConfig } from "../src/config/generate.js";
 import { isoSeconds } from "../src/edge/clock.js";
 import { loadCatalog } from "../src/edge/load-catalog.js";
-import { createApp } from "../src/server/app.js";
+import { createApp, poolOf } from "../src/server/app.js";
 import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
@@ -479,6 +480,8 @@ async function benchHttp(): Promise<void> {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
+  // Both hooks' workers (one pool: same catalog and limits) start before anything is timed.
+  await poolOf(hook).ready();
   const port = (server.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 

@@ -254,7 +254,7 @@ function poolMetrics(
   });
   const refusals = new Counter({
     name: "llsd_hook_worker_refusals_total",
-    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit, why=share its namespace took its share of the workers' time lately.",
+    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit, why=share its namespace had a request stopped at a limit and waits to make up that worker time.",
     labelNames: ["route", "why"],
     registers,
   });

@@ -84,13 +84,14 @@ const REPEAT_COOLDOWN_MS = 30_000;
 const HOOK_TIMEOUT_MS = 10_000;
 
 /**
- * Each tenant may take, averaged over time, this much of one worker's time,
- * in bursts of up to BURST deadlines (a request starts while its tenant has
- * time in hand, and is charged what it took, a stopped one also the start of
- * the worker that replaces it): a namespace whose requests take long
- * (a parent retried forever, past the deadline or just under it) then costs
- * the node a quarter of a core, not a whole one, while a typical namespace
- * (milliseconds a sync) never waits for it.
+ * Each tenant has worker time in hand, up to BURST deadlines, refilled at
+ * this share of one worker and charged each request's CPU time (a stopped one:
+ * the deadline and the start of the worker that replaces it). A tenant with
+ * less in hand goes after those with more, so that a namespace whose requests
+ * take long never delays a typical one (milliseconds a sync), and still runs
+ * when the workers are free; one whose request was stopped at a limit waits
+ * until its time is back in hand, so that a parent retried forever past the
+ * deadline costs the node at most a quarter of a core.
  */
 const TENANT_SHARE = 0.25;
 const BURST = 1;
@@ -277,13 +278,14 @@ class WorkerPool implements Pool {
   private answered = 0;
   private replaced = 0;
   private started = false;
+  private startedAt = 0;
   private closed = false;
   private startFailures = 0;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private broken: string | undefined;
   private watch: NodeJS.Timeout | undefined;
   /** Each tenant's worker time in hand (see tokens), for the tenants charged lately. */
-  private readonly budgets = new Map<string, { tokens: number; at: number }>();
+  private readonly budgets = new Map<string, { tokens: number; at: number; stopped: boolean }>();
 
   constructor(
     options: PoolOptions,
@@ -439,7 +441,7 @@ class WorkerPool implements Pool {
       job,
       unavailable(
         job.request.route,
-        `llsd-hook holds back ${subject(job)} for ${seconds} s more: a request of ${who} took their share of the workers' time lately (a quarter of one worker's, in bursts of WORKER_DEADLINE_MS); Metacontroller retries`,
+        `llsd-hook holds back ${subject(job)} for ${seconds} s more: a request of ${who} was stopped at a worker's limits lately (WORKER_DEADLINE_MS, WORKER_HEAP_MIB), and its requests wait until that worker time is made up at a quarter of a worker; Metacontroller retries`,
       ),
     );
   }
@@ -448,6 +450,11 @@ class WorkerPool implements Pool {
   private expire(job: Pending): void {
     const index = this.queue.indexOf(job);
     if (index === -1) return;
+    // While the workers first start (a pool started by its first request), waiting is no one's share.
+    if (!this.slots.some((s) => s.ready) && performance.now() - this.startedAt < START_MS) {
+      job.waitTimer = setTimeout(() => this.expire(job), this.waitMs);
+      return;
+    }
     this.queue.splice(index, 1);
     for (const w of job.waiters) w.events.refused?.("queue");
     const { workers } = this.limits;
@@ -487,10 +494,15 @@ class WorkerPool implements Pool {
     return Math.min(full, budget.tokens + (Date.now() - budget.at) * TENANT_SHARE);
   }
 
-  /** Until when a tenant's requests wait for its share of worker time (0: they need not). */
+  /**
+   * Until when a tenant's requests wait (0: they need not): only a tenant one
+   * of whose requests was stopped (past the deadline, out of heap) and that is
+   * out of time; any other tenant out of time only goes after those in time.
+   */
   private heldUntil(tenant: string): number {
     const tokens = this.tokens(tenant);
-    return tokens > 0 ? 0 : Date.now() + Math.ceil(-tokens / TENANT_SHARE);
+    if (tokens > 0 || this.budgets.get(tenant)?.stopped !== true) return 0;
+    return Date.now() + Math.ceil(-tokens / TENANT_SHARE);
   }
 
   /** Whether another request of `tenant` may start now, `extra` of its own already counted. */
@@ -498,12 +510,18 @@ class WorkerPool implements Pool {
     return this.running(tenant) - extra < this.tenantShare && this.heldUntil(tenant) === 0;
   }
 
-  /** Charges a tenant what one of its requests took of a worker (a stopped one: all it was let take). */
-  private charge(tenant: string | undefined, ms: number): void {
+  /**
+   * Charges a tenant what one of its requests took of a worker; `stopped`: a
+   * request stopped at a limit, charged all it was let take and the start of
+   * the worker that replaces it.
+   */
+  private charge(tenant: string | undefined, ms: number, stopped = false): void {
     if (tenant === undefined) return;
     const tokens = this.tokens(tenant) - ms;
+    // A tenant stopped lately stays so until its time is back in hand.
+    const wasStopped = this.budgets.get(tenant)?.stopped === true && tokens <= 0;
     this.budgets.delete(tenant);
-    this.budgets.set(tenant, { tokens, at: Date.now() });
+    this.budgets.set(tenant, { tokens, at: Date.now(), stopped: stopped || wasStopped });
     // A bounded record: the tenant charged longest ago goes first (its bucket has refilled, or nearly).
     if (this.budgets.size > 4096) this.budgets.delete(this.budgets.keys().next().value as string);
     if (tokens <= 0) setTimeout(() => this.pump(), Math.ceil(-tokens / TENANT_SHARE) + 1).unref();
@@ -543,6 +561,7 @@ class WorkerPool implements Pool {
   private startAll(): void {
     if (this.started) return;
     this.started = true;
+    this.startedAt = performance.now();
     for (let i = 0; i < this.limits.workers; i++) this.slots.push(this.spawn());
   }
 
@@ -606,7 +625,7 @@ class WorkerPool implements Pool {
       );
       this.remember(job, answer);
       this.settle(job, answer);
-      this.charge(job.tenant, this.limits.deadlineMs);
+      this.charge(job.tenant, this.limits.deadlineMs, true);
     }
     this.replace(slot, job?.tenant);
     this.pump();
@@ -643,7 +662,7 @@ class WorkerPool implements Pool {
     );
     this.remember(job, answer);
     this.settle(job, answer);
-    this.charge(job.tenant, this.limits.deadlineMs);
+    this.charge(job.tenant, this.limits.deadlineMs, true);
     void slot.worker.terminate();
     this.replace(slot, job.tenant);
     this.pump();
@@ -655,7 +674,7 @@ class WorkerPool implements Pool {
         slot.tid = message.tid;
       slot.ready = true;
       // A worker started in place of one a tenant's request stopped: the start is that tenant's cost too.
-      this.charge(slot.heldBy, message.startMs ?? 0);
+      this.charge(slot.heldBy, message.startMs ?? 0, slot.heldBy !== undefined);
       slot.heldBy = undefined;
       this.startFailures = 0;
       this.notifyReady();
@@ -739,15 +758,26 @@ class WorkerPool implements Pool {
     }
   }
 
-  /** Gives each idle worker the first request whose tenant is below its share. */
+  /**
+   * Gives each idle worker a request whose tenant may start one: of those,
+   * the first of the tenant with the most worker time in hand (a request not
+   * read yet counts as in hand), so that a tenant that took much lately goes
+   * after the others, but still goes when no one else waits.
+   */
   private pump(): void {
     this.decide();
     for (const slot of this.slots) {
       if (!slot.ready || slot.job !== undefined) continue;
-      const index = this.queue.findIndex(
-        (job) => job.tenant === undefined || this.mayStart(job.tenant),
-      );
-      const job = index === -1 ? undefined : this.queue.splice(index, 1)[0];
+      const full = BURST * this.limits.deadlineMs;
+      let best = -1;
+      let bestTokens = -Infinity;
+      for (const [i, job] of this.queue.entries()) {
+        if (job.tenant !== undefined && !this.mayStart(job.tenant)) continue;
+        const tokens = job.tenant === undefined ? full : this.tokens(job.tenant);
+        if (tokens > bestTokens) [best, bestTokens] = [i, tokens];
+        if (tokens >= full) break;
+      }
+      const job = best === -1 ? undefined : this.queue.splice(best, 1)[0];
       if (job === undefined) return;
       clearTimeout(job.waitTimer);
       job.waitTimer = undefined;

@@ -8,8 +8,8 @@ export type Route = "sync" | "customize" | "convert";
 
 /**
  * Why the pool answered a request 503 without running it: it waited too long
- * for a worker, it is bytes that ran past a limit lately, or its tenant had a
- * request stopped at a limit and waits to make up that worker time.
+ * for a worker, it is bytes that ran past a limit lately, or its tenant took
+ * more than its share of worker time and waits to make it up.
  */
 export type RefusalReason = "queue" | "repeat" | "share";
 

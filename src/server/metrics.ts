@@ -254,7 +254,7 @@ function poolMetrics(
   });
   const refusals = new Counter({
     name: "llsd_hook_worker_refusals_total",
-    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit, why=share its namespace had a request stopped at a limit and waits to make up that worker time.",
+    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit, why=share its namespace took more than its share of worker time (beside other namespaces, or with a request stopped at a limit) and waits to make it up.",
     labelNames: ["route", "why"],
     registers,
   });

@@ -91,10 +91,14 @@ const HOOK_TIMEOUT_MS = 10_000;
  * take long never delays a typical one (milliseconds a sync), and still runs
  * when the workers are free; one whose request was stopped at a limit waits
  * until its time is back in hand, so that a parent retried forever past the
- * deadline costs the node at most a quarter of a core.
+ * deadline costs the node at most a quarter of a core. A tenant out of time
+ * also waits to make it up while other tenants are active: two workers are
+ * then not one for the typical namespaces and one for the heavy one.
  */
 const TENANT_SHARE = 0.25;
 const BURST = 1;
+/** How recently another tenant must have started a request for one out of time to be held to its share. */
+const ACTIVE_MS = 2000;
 
 /** How long starting the workers may take (loading the code and the catalog). */
 const START_MS = 60_000;
@@ -286,6 +290,8 @@ class WorkerPool implements Pool {
   private watch: NodeJS.Timeout | undefined;
   /** Each tenant's worker time in hand (see tokens), for the tenants charged lately. */
   private readonly budgets = new Map<string, { tokens: number; at: number; stopped: boolean }>();
+  /** The last two tenants to start a request, and when (for heldUntil). */
+  private recent: { tenant: string; at: number }[] = [];
 
   constructor(
     options: PoolOptions,
@@ -441,7 +447,7 @@ class WorkerPool implements Pool {
       job,
       unavailable(
         job.request.route,
-        `llsd-hook holds back ${subject(job)} for ${seconds} s more: a request of ${who} was stopped at a worker's limits lately (WORKER_DEADLINE_MS, WORKER_HEAP_MIB), and its requests wait until that worker time is made up at a quarter of a worker; Metacontroller retries`,
+        `llsd-hook holds back ${subject(job)} for ${seconds} s more: ${this.budgets.get(job.tenant ?? "")?.stopped === true ? `a request of ${who} was stopped at a worker's limits lately (WORKER_DEADLINE_MS, WORKER_HEAP_MIB)` : `the requests of ${who} took more worker time lately than its share beside the other namespaces`}, and its requests wait until that time is made up at a quarter of a worker; Metacontroller retries`,
       ),
     );
   }
@@ -495,14 +501,32 @@ class WorkerPool implements Pool {
   }
 
   /**
-   * Until when a tenant's requests wait (0: they need not): only a tenant one
-   * of whose requests was stopped (past the deadline, out of heap) and that is
-   * out of time; any other tenant out of time only goes after those in time.
+   * Until when a tenant's requests wait (0: they need not): a tenant out of
+   * worker time, while another tenant has started a request within the last
+   * ACTIVE_MS (alone, a namespace is not slowed), or whose request was stopped
+   * at a limit (past the deadline, out of heap) whether alone or not.
    */
   private heldUntil(tenant: string): number {
     const tokens = this.tokens(tenant);
-    if (tokens > 0 || this.budgets.get(tenant)?.stopped !== true) return 0;
+    if (tokens > 0) return 0;
+    if (this.budgets.get(tenant)?.stopped !== true && !this.othersActive(tenant)) return 0;
     return Date.now() + Math.ceil(-tokens / TENANT_SHARE);
+  }
+
+  /** Whether a tenant other than `tenant` started a request lately. */
+  private othersActive(tenant: string): boolean {
+    const since = Date.now() - ACTIVE_MS;
+    return this.recent.some((r) => r.tenant !== tenant && r.at > since);
+  }
+
+  /** Notes that `tenant` starts a request: the last two tenants to, each once. */
+  private active(tenant: string): void {
+    const now = Date.now();
+    const [last] = this.recent;
+    this.recent =
+      last?.tenant === tenant
+        ? [{ tenant, at: now }, ...this.recent.slice(1)]
+        : [{ tenant, at: now }, ...(last === undefined ? [] : [last])];
   }
 
   /** Whether another request of `tenant` may start now, `extra` of its own already counted. */
@@ -685,6 +709,7 @@ class WorkerPool implements Pool {
     if (job === undefined || job.id !== message.id) return;
     if (message.type === "read") {
       job.tenant = message.tenant;
+      this.active(message.tenant);
       if (message.parent !== undefined) job.parent = message.parent;
       if (message.ask) job.asking = true;
       this.pump();
@@ -707,6 +732,7 @@ class WorkerPool implements Pool {
 
   private start(slot: Slot, job: Pending): void {
     slot.job = job;
+    if (job.tenant !== undefined) this.active(job.tenant);
     const defer = [
       ...new Set([...this.slots.map((s) => s.job?.tenant ?? s.heldBy), ...this.budgets.keys()]),
     ].filter((t): t is string => t !== undefined && !this.mayStart(t));

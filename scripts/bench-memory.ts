@@ -6,9 +6,10 @@
 //      the shape that filled a count-bounded cache): the cache is bounded by bytes;
 //   3. after N distinct parents at rest (their children applied, their status
 //      fed back), each sent twice: whole answers cached, within the same bound;
-//   4. peak while parsing one request of the largest accepted size, made of the
-//      smallest JSON objects (the worst amplification), and with that, the
-//      amplification factor the body limit is chosen from.
+//   4. peak while reading one request of the largest accepted size, made of the
+//      smallest JSON objects (the worst amplification; since the worker pool,
+//      refused with a 413 past 250,000 JSON values before it is parsed).
+// The worker pool's own memory (every worker busy, the budget full) is section 7.
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
@@ -18,8 +19,12 @@ import { buildRequest } from "../test/golden/harness.js";
 
 const MiB = 2 ** 20;
 
-/** The heap bound the hook's Deployment sets (manifests/hook/deployment.yaml, NODE_OPTIONS). */
-const HEAP_FLAGS = ["--max-old-space-size=192", "--max-semi-space-size=16"];
+/** The heap flags the hook's Deployment sets for the main thread (manifests/hook/deployment.yaml, NODE_OPTIONS). */
+function heapFlags(): string[] {
+  const text = readFileSync("manifests/hook/deployment.yaml", "utf8");
+  const options = /name: NODE_OPTIONS\s+value: (.+)/.exec(text)?.[1] ?? "";
+  return options.split(/\s+/).filter((f) => /^--max-(old|semi)-space-size=\d+$/.test(f));
+}
 
 function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -110,7 +115,7 @@ export async function benchMemory(
   const distinct = options.distinct ?? 200;
   if (options.build !== false) buildDist();
   const port = 18000 + Math.floor(Math.random() * 2000);
-  const child = spawn(process.execPath, [...HEAP_FLAGS, "dist/server/main.js"], {
+  const child = spawn(process.execPath, [...heapFlags(), "dist/server/main.js"], {
     env: { ...process.env, PORT: String(port), LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "ignore"],
   });

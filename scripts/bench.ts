@@ -10,8 +10,9 @@
 //      the floor: a bare express app on the same server and connection that
 //      parses the same request and returns the same response bytes. Steady
 //      state is a parent at rest (its children applied and rolled out, its
-//      status fed back), answered with and without the response cache; cold is
-//      a new spec each request;
+//      status fed back), answered with and without the response cache (without
+//      it, and cold, a worker of the pool answers); cold is a new spec each
+//      request;
 //   5. the whole process: `node dist/cli/main.js render <file>`, per shape;
 //   6. memory of the hook process (scripts/bench-memory.ts);
 //   7. a fleet: CPU and memory per parent for 1,000 distinct parents through the
@@ -19,6 +20,9 @@
 //   8. a rolling restart of the hook's pods on the real node under steady
 //      syncs: failed syncs, and each old pod's SIGTERM → exit
 //      (scripts/bench-restart.ts; needs root and the node, else SKIPPED).
+//   9. one hostile tenant beside typical parents, and the memory with the
+//      body budget full and every worker busy (scripts/bench-tenant.ts): the
+//      one section with a target, exiting non-zero when it is missed.
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -38,13 +42,14 @@ import { specBindings } from "../src/config/bindings.js";
 import { generateConfig } from "../src/config/generate.js";
 import { isoSeconds } from "../src/edge/clock.js";
 import { loadCatalog } from "../src/edge/load-catalog.js";
-import { createApp } from "../src/server/app.js";
+import { createApp, poolOf } from "../src/server/app.js";
 import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
+import { benchTenant } from "./bench-tenant.js";
 
 const catalog = loadCatalog();
 const ctx = { catalog, generate: generateConfig };
@@ -482,6 +487,8 @@ async function benchHttp(): Promise<void> {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
+  // Both hooks' workers (one pool: same catalog and limits) start before anything is timed.
+  await poolOf(hook).ready();
   const port = (server.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -656,6 +663,7 @@ if (wanted(5)) benchProcess();
 if (wanted(6)) await benchMemory({ build: false });
 if (wanted(7)) await benchScale({ build: false });
 if (wanted(8)) await benchRestart();
+if (wanted(9) && !(await benchTenant())) process.exitCode = 1;
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

@@ -27,7 +27,7 @@
 import { msg } from "../messages.js";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
-import { measure } from "../api/bounds.js";
+import { measure, SPEC_BOUNDS } from "../api/bounds.js";
 import { configMapFromLive } from "./configmap.js";
 import { childNames, CONTROLLER_UID_LABEL } from "./labels.js";
 import { applyManagers, DEFAULT_FIELD_MANAGER, projectAppliedBounded } from "./managed-fields.js";
@@ -169,8 +169,10 @@ function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
 
 /** Rule 3: a claim or a content-hashed ConfigMap, rebuilt from what runs. */
 function fromLive(observed: KubeObject, parent: ParentRef): KubeObject | undefined {
-  // Shallow shapes, checked before zod walks them; a __proto__ key is never ours.
-  if (measure(observed, { maxDepth: 8, maxEntries: Infinity }).problem !== undefined)
+  // Shallow shapes of the spec's width, checked before zod walks them: a claim or a
+  // config the hook wrote has a few keys, and one of 100,000 took 1.4 s and 60 MB
+  // to read; a __proto__ key is never ours.
+  if (measure(observed, { maxDepth: 8, maxEntries: SPEC_BOUNDS.maxEntries }).problem !== undefined)
     return undefined;
   const owner = { llsd: parent.name, namespace: parent.namespace };
   if (observed.kind === "PersistentVolumeClaim") return claimFromLive(observed, owner);

@@ -2,7 +2,8 @@
 // (loads the catalog it needs) and the startup snapshot (src/cli/snapshot.ts,
 // catalog already parsed). Reads the file, prints the result, returns the exit
 // code; never throws.
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
+import { readBounded } from "../edge/read-bounded.js";
 import { YAML_BOUNDS } from "../config/bounded-yaml.js";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
@@ -47,29 +48,16 @@ function write(fd: 1 | 2, text: string): void {
   }
 }
 
-/**
- * The file's text, read no further than the YAML bound: a regular file, or
- * stdin (`-`). A device (/dev/zero), a FIFO or a directory is refused before
- * a byte is read; opening does not wait for a FIFO's writer.
- */
+/** The file's text, read no further than the YAML bound (src/edge/read-bounded.ts): a regular file, or stdin (`-`). */
 function readInput(file: string): string {
   const max = YAML_BOUNDS.maxBytes;
-  const fd = file === "-" ? 0 : openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    if (fd !== 0 && !fstatSync(fd).isFile())
-      throw new RenderError(`${file}: not a regular file; give a YAML file, or - for stdin`);
-    const buffer = Buffer.alloc(max + 1);
-    let length = 0;
-    for (let n = -1; n !== 0 && length <= max; length += n)
-      n = readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > max)
-      throw new RenderError(
-        `${file}: the file is more than the ${max} bytes llsd-hook reads; shorten it`,
-      );
-    return buffer.toString("utf8", 0, length);
-  } finally {
-    if (fd !== 0) closeSync(fd);
-  }
+  const read = readBounded(file, max);
+  if (read.ok) return read.text;
+  throw new RenderError(
+    read.why === "too large"
+      ? `${file}: the file is more than the ${max} bytes llsd-hook reads; shorten it`
+      : `${file}: not a regular file; give a YAML file, or - for stdin`,
+  );
 }
 
 /** What the CLI reads besides the file: the catalog, and the package's version. */

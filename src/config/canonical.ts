@@ -30,6 +30,22 @@ const TOP_LEVEL_ORDER = [
 ];
 const PROVIDER_ORDER = ["provider_id", "provider_type", "module", "config"];
 
+/**
+ * The string `<<`, written double-quoted wherever it is (a key or a value):
+ * plain, a YAML 1.1 reader (the server's PyYAML, and yaml's own 1.1 schema)
+ * takes it for the merge key, which merges the mapping it labels into its
+ * parent instead of keeping a key named `<<` (and fails as a value). The yaml
+ * package writes it plain through its merge tag; this tag, listed first, claims it.
+ */
+const LITERAL_MERGE_KEY = {
+  identify: (value: unknown) => value === "<<",
+  default: true,
+  tag: "tag:yaml.org,2002:str",
+  test: /^<<$/,
+  resolve: (text: string) => text,
+  stringify: () => '"<<"',
+};
+
 /** Fixed YAML options: every document llsd-hook writes uses these. */
 export const YAML_OPTIONS = {
   version: "1.1",
@@ -37,6 +53,7 @@ export const YAML_OPTIONS = {
   minContentWidth: 0,
   indentSeq: true,
   aliasDuplicateObjects: false,
+  customTags: <T>(tags: T[]): (T | typeof LITERAL_MERGE_KEY)[] => [LITERAL_MERGE_KEY, ...tags],
 } as const;
 
 /** An array index ("0", "7"): JavaScript objects list these keys first, in numeric order. */
@@ -141,11 +158,10 @@ const BLOCK_END_NEWLINES = /(^|(?<!\n))\n+(?!\n|$)/g;
 
 /**
  * Plain text YAML 1.1 would read as something else (null, a boolean, a number,
- * a date), from the schema's own tags. Not the merge key `<<`: yaml's merge tag
- * claims that string and writes it as is.
+ * a date, the merge key `<<`), from the schema's own tags.
  */
 const IMPLICIT_TYPE: RegExp = (() => {
-  const skip = ["tag:yaml.org,2002:str", "tag:yaml.org,2002:merge"];
+  const skip = ["tag:yaml.org,2002:str"];
   const tests = new Document(null, YAML_OPTIONS).schema.tags.flatMap((tag) =>
     tag.default && !skip.includes(tag.tag) && tag.test !== undefined ? [tag.test] : [],
   );

@@ -8,8 +8,13 @@ import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { msg } from "../messages.js";
 import { toV1alpha1, toV1alpha2 } from "./convert.js";
 import { V1ALPHA1_API_VERSION, V1ALPHA2_API_VERSION } from "./map.js";
+import {
+  conversionFailure,
+  REVIEW_API_VERSION,
+  reviewResponse as response,
+  type ConversionReviewAnswer,
+} from "./failure.js";
 
-const REVIEW_API_VERSION = "apiextensions.k8s.io/v1";
 /**
  * Each object as the spec's bounds allow it (README "Limits"), one level more
  * for `spec` itself: an object is measured, without recursion, before it is
@@ -18,33 +23,6 @@ const REVIEW_API_VERSION = "apiextensions.k8s.io/v1";
 const OBJECT_BOUNDS: Bounds = { maxDepth: SPEC_BOUNDS.maxDepth + 1, maxEntries: Infinity };
 /** Problems quoted in one Failure message; the rest are counted. */
 const MAX_PROBLEMS = 5;
-
-/** The ConversionReview the webhook answers. */
-export interface ConversionReviewAnswer {
-  apiVersion: typeof REVIEW_API_VERSION;
-  kind: "ConversionReview";
-  response: {
-    uid: string;
-    convertedObjects: Json[];
-    result: { status: "Success" } | { status: "Failure"; message: string };
-  };
-}
-
-function response(
-  uid: string,
-  result: ConversionReviewAnswer["response"]["result"],
-  convertedObjects: Json[] = [],
-): ConversionReviewAnswer {
-  return {
-    apiVersion: REVIEW_API_VERSION,
-    kind: "ConversionReview",
-    response: { uid, convertedObjects, result },
-  };
-}
-
-/** A Failure answer: `message` says why, naming the field, never a value. */
-export const conversionFailure = (uid: string, message: string) =>
-  response(uid, { status: "Failure", message });
 
 /** namespace/name of an object for messages, shortened. */
 function nameOf(obj: unknown): string {

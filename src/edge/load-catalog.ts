@@ -26,6 +26,8 @@ import { isDeepStrictEqual } from "node:util";
 import { parse } from "yaml";
 import type { Catalog, ImagePin, ReleaseData } from "../config/catalog.js";
 import { isObject, type JsonObject } from "../lib/json.js";
+import { readYaml, YAML_BOUNDS } from "../config/bounded-yaml.js";
+import { readBounded } from "./read-bounded.js";
 
 /** configs/ beside dist/ or src/. */
 export const DEFAULT_CONFIGS_DIR = join(
@@ -138,7 +140,10 @@ function distributionNames(dir: string, release: string): string[] {
  * release) or `name:release` (that release only), and whose values are images.
  */
 export function parseImageOverrides(text: string, source: string): Record<string, string> {
-  const doc: unknown = parse(text);
+  // Within the bounds of every YAML file a user gives (nodes, depth, aliases), like the size.
+  const read = readYaml(text, { version: "1.2", json: true });
+  if (!read.ok) throw new Error(`${source}: ${read.detail}`);
+  const doc = read.value;
   if (doc === null || doc === undefined) return {};
   if (!isObject(doc))
     throw new Error(
@@ -226,10 +231,22 @@ export function writeJsonCatalog(configsDir: string, to: string): void {
   }
 }
 
-/** Reads IMAGE_OVERRIDES_FILE, if the variable is set. */
+/**
+ * Reads IMAGE_OVERRIDES_FILE, if the variable is set: a regular file (a
+ * ConfigMap's mounted key is one, through its symlink) of at most the bytes
+ * any YAML file a user gives is read to (src/config/bounded-yaml.ts).
+ */
 export function imageOverridesFromEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const file = env["IMAGE_OVERRIDES_FILE"];
   if (file === undefined || file === "") return {};
   if (!existsSync(file)) throw new Error(`IMAGE_OVERRIDES_FILE=${file}: file not found`);
-  return parseImageOverrides(readFileSync(file, "utf8"), file);
+  const max = YAML_BOUNDS.maxBytes;
+  const read = readBounded(file, max);
+  if (!read.ok)
+    throw new Error(
+      read.why === "too large"
+        ? `IMAGE_OVERRIDES_FILE=${file}: the file is more than the ${max} bytes llsd-hook reads; an overrides file maps a few distribution names to images: shorten it`
+        : `IMAGE_OVERRIDES_FILE=${file}: not a regular file; point it at a YAML file (a ConfigMap key)`,
+    );
+  return parseImageOverrides(read.text, file);
 }

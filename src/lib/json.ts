@@ -76,3 +76,91 @@ export function canonicalJson(value: unknown, undefinedAs?: string): string {
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** What scanJson tells of JSON text without parsing it. */
+export interface JsonScan {
+  /** It holds more than the values asked for. */
+  tooMany: boolean;
+  /** The string at each path asked for (object keys from the root), the last one written, as JSON.parse reads it. */
+  found: (string | undefined)[];
+}
+
+/** A string token: its text, when short enough to be a key asked for or a value wanted. */
+function stringAt(text: string, start: number, end: number, longest: number): string | undefined {
+  if (end - start > longest) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end + 1)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface JsonScanOptions {
+  /** Values it may hold (default: no bound). */
+  maxValues?: number;
+  /** Paths of object keys from the root whose strings are wanted. */
+  paths?: readonly (readonly string[])[];
+  /** Stop where the value of this key of the root object ends (what follows is not walked). */
+  stopAfter?: string;
+}
+
+/**
+ * Walks JSON text once, without building it: whether it holds more than
+ * `maxValues` values (every value but the outermost follows a `:` in an
+ * object, or a `[` or `,` in an array; an empty `[]` counts one too many;
+ * it stops at the bound), and the strings at `paths` of short keys. Linear.
+ * Text that is not JSON is walked all the same; the parser refuses it later.
+ */
+export function scanJson(text: string, options: JsonScanOptions): JsonScan {
+  const { maxValues = Infinity, paths = [], stopAfter } = options;
+  const found: (string | undefined)[] = paths.map(() => undefined);
+  const deepest = Math.max(stopAfter === undefined ? 0 : 1, ...paths.map((p) => p.length));
+  let values = 1;
+  if (values > maxValues && text.trim() !== "") return { tooMany: true, found };
+  // Per open container, innermost at depth - 1: whether it is an array, and an object's current key.
+  let arrays = new Uint8Array(256);
+  const keys: (string | undefined)[] = [];
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      const start = i;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+      if (depth === 0 || depth > deepest) continue;
+      if (expectKey) keys[depth - 1] = stringAt(text, start, i, 256);
+      else if (depth === deepest)
+        for (const [n, path] of paths.entries())
+          if (path.length === depth && path.every((k, level) => keys[level] === k))
+            found[n] = stringAt(text, start, i, 4096);
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (depth === arrays.length) {
+        const grown = new Uint8Array(arrays.length * 2);
+        grown.set(arrays);
+        arrays = grown;
+      }
+      arrays[depth] = c === 0x5b ? 1 : 0;
+      if (depth < deepest) keys[depth] = undefined;
+      depth++;
+      expectKey = c === 0x7b;
+      if (c === 0x5b && ++values > maxValues) return { tooMany: true, found };
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      if (depth === 1 && stopAfter !== undefined && keys[0] === stopAfter) break;
+      if (depth > 0) depth--;
+      expectKey = false;
+    } else if (c === 0x3a /* : */) {
+      expectKey = false;
+      if (++values > maxValues) return { tooMany: true, found };
+    } else if (c === 0x2c /* , */ && depth > 0) {
+      if (depth === 1 && stopAfter !== undefined && keys[0] === stopAfter) break;
+      const inArray = arrays[depth - 1] === 1;
+      expectKey = !inArray;
+      if (inArray && ++values > maxValues) return { tooMany: true, found };
+    }
+  }
+  return { tooMany: false, found };
+}

@@ -1,23 +1,21 @@
-// The HTTP edge: express routes around the pure core. Parses and checks
-// requests (400 with the JSON path of the problem), passes the clock in, logs
-// one structured line per request (never a body), and never returns a stack.
-// A steady parent's repeated request is answered from a cache of whole
-// responses (./responses.ts says when that is sound).
+// The HTTP edge: express routes around the pure core. Receives request bodies
+// (within the body budget and limit), passes them with the clock to the worker
+// pool (./pool.ts), which reads, checks and answers them off this thread (400
+// with the JSON path of the problem), logs one structured line per request
+// (never a body), and never returns a stack. A steady parent's repeated request
+// is answered here from a cache of whole responses, without a worker
+// (./responses.ts says when that is sound).
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import type { z } from "zod";
-import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/hook.js";
 import type { Catalog } from "../config/catalog.js";
-import { generateConfig } from "../config/generate.js";
-import { formatPath, own } from "../lib/json.js";
-import { conversionFailure, convertReview } from "../convert/review.js";
-import { customize } from "../customize.js";
+import { own } from "../lib/json.js";
+import { conversionFailure } from "../convert/failure.js";
 import { isoSeconds } from "../edge/clock.js";
-import { sync, type SyncContext } from "../sync.js";
-import { byteCache, memoize, type CacheTier } from "./memo.js";
+import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
 import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
+import { READABLE_CHARSETS, type Answer, type Route } from "./answer.js";
 import {
   createMetrics,
   outcomeOf,
@@ -25,19 +23,28 @@ import {
   type HookMetrics,
   type OutcomeLabels,
   type Parent,
-  type Route,
 } from "./metrics.js";
+import {
+  DEFAULT_POOL_LIMITS,
+  sharedPool,
+  type Pool,
+  type PoolEvents,
+  type PoolLimits,
+} from "./pool.js";
 import { keepResponse, requestKey, type CachedResponse } from "./responses.js";
 
 /**
  * The default limit of a request body (docs/operations/hook-server.md has the sizing): a
  * parent is at most 1.5 MiB (etcd), each child stays under the annotation
- * budget, so a real request is far smaller; parsing costs up to ~30× the body
- * in memory (npm run bench), which must fit the hook's 384 MiB with the cache.
+ * budget, so a real request is far smaller; reading costs up to ~30× the body
+ * in memory (npm run bench), which must fit a worker's heap with its cache.
  */
 export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** Bytes the edge's caches (generations and whole responses) may hold together (docs/operations/hook-server.md). */
+/**
+ * Bytes the caches may hold together (docs/operations/hook-server.md): half for whole
+ * responses in the main thread, half for generated configs, shared out among the workers.
+ */
 export const CACHE_BYTES = 48 * 1024 * 1024;
 
 export interface AppOptions {
@@ -62,6 +69,8 @@ export interface AppOptions {
   bearerToken?: string;
   /** Where the app records its metrics (default: a registry of its own); served by createMetricsApp. */
   metrics?: HookMetrics;
+  /** The worker pool's limits (default DEFAULT_POOL_LIMITS); its workers start on the first request. */
+  pool?: PoolLimits;
 }
 
 /** What the metrics learn of one request, kept in res.locals until it finishes. */
@@ -81,25 +90,17 @@ const ROUTES: Readonly<Record<string, Route>> = {
   "/convert": "convert",
 };
 
+const routeOf = (req: Request): Route | undefined =>
+  req.method === "POST" ? own(ROUTES, req.path) : undefined;
+
 /** Records a finished /sync, /customize or /convert request; other paths are not measured. */
 function record(metrics: HookMetrics, req: Request, res: Response, seconds: number): void {
-  const route = req.method === "POST" ? own(ROUTES, req.path) : undefined;
+  const route = routeOf(req);
   if (route === undefined) return;
   const m = measured(res);
   metrics.observeRequest(route, seconds, m.cached === true);
   if (route === "sync")
     metrics.countSync(m.outcome ?? outcomeOfStatusCode(res.statusCode), m.parent);
-}
-
-function badRequest(res: Response, error: z.ZodError): void {
-  const issues = error.issues
-    .slice(0, 10)
-    .map((i) => ({ path: formatPath(["$", ...i.path]), message: i.message }));
-  const first = issues[0];
-  res.status(400).json({
-    error: `invalid hook request: ${first?.path ?? "$"}: ${first?.message ?? "invalid"}`,
-    issues,
-  });
 }
 
 /** Fixed texts for body-parser's errors (its own messages may quote the request). */
@@ -116,8 +117,8 @@ const bodyErrors: Readonly<Record<string, string>> = {
 const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
 
 /** A 200 with JSON already serialized, with the headers res.json gives. */
-function sendJson(res: Response, body: Buffer): void {
-  res.status(200).set("content-type", "application/json; charset=utf-8").send(body);
+function sendJson(res: Response, status: number, body: Buffer): void {
+  res.status(status).set("content-type", "application/json; charset=utf-8").send(body);
 }
 
 type Handler = (req: Request, res: Response, next: NextFunction) => void;
@@ -143,20 +144,29 @@ function logRequests(logger: Logger, metrics: HookMetrics): Handler {
   };
 }
 
+/** The error body of `req`'s route: a Failure ConversionReview for /convert. */
+function errorBody(req: Request, error: string): unknown {
+  return req.path === "/convert" ? conversionFailure("", error) : { error };
+}
+
 const requireJson: Handler = (req, res, next) => {
   if (!req.is("application/json")) {
-    res.status(415).json({ error: "content-type must be application/json" });
+    res.status(415).json(errorBody(req, "content-type must be application/json"));
     return;
   }
   next();
 };
 
-const requireObject: Handler = (req, res, next) => {
-  const body: unknown = req.body;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    res.status(400).json({
-      error: `the request body must be a JSON object (a Metacontroller hook request), not ${body === null ? "null" : Array.isArray(body) ? "an array" : typeof body}`,
-    });
+/** The body's charset from Content-Type, lower-case; UTF-8 when none is named. */
+function charsetOf(req: Request): string {
+  const match = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(req.get("content-type") ?? "");
+  return (match?.[1] ?? match?.[2] ?? "utf-8").toLowerCase() || "utf-8";
+}
+
+/** Refuses a charset the workers do not read before a byte of the body is (body-parser's rule for JSON). */
+const requireCharset: Handler = (req, res, next) => {
+  if (!READABLE_CHARSETS.has(charsetOf(req))) {
+    res.status(415).json(errorBody(req, bodyErrors["charset.unsupported"] ?? ""));
     return;
   }
   next();
@@ -175,131 +185,120 @@ function authorizer(token: string | undefined): Handler {
   };
 }
 
-/** The JSON body parsers. Not strict: a body that is JSON but not an object gets its own message. */
-function bodyParsers(bodyLimit: number, cacheResponses: boolean, metrics: HookMetrics) {
-  const json = express.json({
+/**
+ * The body reader: bytes only, decoded from their Content-Encoding, never
+ * parsed here. Each body's key (the sha256 of its bytes and charset) is made
+ * as it is read: it finds a whole cached answer, and joins equal requests in the pool.
+ */
+function bodyReader(bodyLimit: number, metrics: HookMetrics) {
+  const requestKeys = new WeakMap<IncomingMessage, string>();
+  const raw = express.raw({
+    type: "application/json",
     limit: bodyLimit,
-    strict: false,
     verify: (req, _res, body) => {
       const path = (req.url ?? "").split("?")[0] ?? "";
       metrics.observeBody(own(ROUTES, path) ?? "customize", body.length);
+      requestKeys.set(req, requestKey(body, charsetOf(req as Request)));
     },
   });
-  // /sync's parser also keys the body's bytes, hashed as they are read (nothing else is kept).
-  const requestKeys = new WeakMap<IncomingMessage, string>();
-  const syncJson = cacheResponses
-    ? express.json({
-        limit: bodyLimit,
-        strict: false,
-        verify: (req, _res, body, charset) => {
-          metrics.observeBody("sync", body.length);
-          requestKeys.set(req, requestKey(body, charset));
-        },
-      })
-    : json;
-  return { json, syncJson, requestKeys };
+  return { raw, requestKeys };
 }
 
-interface SyncDeps {
-  catalog: Catalog;
+interface PoolDeps {
   now: () => Date;
-  generate: SyncContext["generate"];
-  responses: CacheTier<CachedResponse>;
+  pool: Pool;
+  limits: PoolLimits;
+  metrics: HookMetrics;
+  logger: Logger;
+  responses: CacheTier<CachedResponse> | undefined;
   requestKeys: WeakMap<IncomingMessage, string>;
-  fieldManager: string | undefined;
 }
 
 function answerFromCache(res: Response, cached: CachedResponse): void {
   res.locals["log"] = { ...cached.log, cached: true };
   Object.assign(measured(res), { outcome: cached.outcome, parent: cached.parent, cached: true });
-  sendJson(res, cached.body);
+  sendJson(res, 200, cached.body);
 }
 
-function syncHandler(deps: SyncDeps): Handler {
-  const { catalog, generate, responses, fieldManager } = deps;
-  return (req, res) => {
-    const key = deps.requestKeys.get(req);
-    const cached = key === undefined ? undefined : responses.get(key);
-    if (cached !== undefined) return answerFromCache(res, cached);
-    const parsed = SyncRequest.safeParse(req.body);
-    if (!parsed.success) return badRequest(res, parsed.error);
-    const { namespace, name, generation } = parsed.data.parent.metadata;
-    const parent = { namespace, name };
-    measured(res).parent = parent;
-    res.locals["log"] = { parent: `${namespace}/${name}`, generation };
-    const at = isoSeconds(deps.now());
-    const outcome = sync(parsed.data, at, {
-      catalog,
-      generate,
-      ...(fieldManager === undefined ? {} : { fieldManager }),
-    });
-    if (outcome.kind === "conflict") {
-      res.locals["log"] = { ...res.locals["log"], conflict: outcome.message };
-      res.status(409).json({ error: outcome.message });
-      return;
+/** Sends a worker's answer; a 200 sync answer that does not hold `now` is kept for its bytes. */
+function sendAnswer(
+  deps: PoolDeps,
+  res: Response,
+  route: Route,
+  answer: Answer,
+  key: string | undefined,
+): void {
+  res.locals["log"] = answer.log;
+  if (answer.fault !== undefined)
+    deps.logger.error(
+      { err: { message: answer.fault.message, stack: answer.fault.stack } },
+      answer.fault.note,
+    );
+  const body = Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+  if (route === "sync") {
+    const m = measured(res);
+    if (answer.parent !== undefined) m.parent = answer.parent;
+    if (answer.summary !== undefined) {
+      const outcome = outcomeOf(answer.summary);
+      m.outcome = outcome;
+      if (answer.timeless === true && key !== undefined && deps.responses !== undefined)
+        keepResponse(deps.responses, key, {
+          body,
+          log: answer.log,
+          outcome,
+          parent: answer.parent ?? { namespace: "", name: "" },
+        });
     }
-    const log = {
-      ...res.locals["log"],
-      phase: outcome.response.status.phase,
-      children: outcome.response.children.length,
-    };
-    res.locals["log"] = log;
-    const labels = outcomeOf(outcome.response.status);
-    measured(res).outcome = labels;
-    // The bytes res.json would send (no replacer, no spaces), made once.
-    const text = JSON.stringify(outcome.response);
-    const body = Buffer.from(text);
-    if (key !== undefined)
-      keepResponse(responses, key, { text, body, log, outcome: labels, parent }, at);
-    sendJson(res, body);
-  };
-}
-
-function customizeHandler(logger: Logger): Handler {
-  return (req, res) => {
-    const parsed = CustomizeRequest.safeParse(req.body);
-    if (!parsed.success) return badRequest(res, parsed.error);
-    const { parent } = parsed.data;
-    res.locals["log"] = { parent: `${parent.metadata.namespace}/${parent.metadata.name}` };
-    let answer: CustomizeResponse;
-    try {
-      answer = customize(parsed.data);
-    } catch (err) {
-      // /customize always answers 200: without related objects, sync reports what is missing.
-      logger.error(
-        { err: { message: (err as Error).message } },
-        "customize failed; answered no related objects",
-      );
-      answer = { relatedResources: [] };
-    }
-    res.status(200).json(answer);
-  };
-}
-
-/**
- * POST /convert: the CRD's conversion webhook. Always a ConversionReview, with
- * the result Success or Failure; the Failure message names the object and the
- * field, never a value (src/convert/review.ts).
- */
-const convertHandler: Handler = (req, res) => {
-  const answer = convertReview(req.body);
-  const { uid, convertedObjects, result } = answer.response;
-  res.locals["log"] = {
-    uid: uid.slice(0, 64),
-    converted: convertedObjects.length,
-    result: result.status,
-  };
-  res.status(200).json(answer);
-};
-
-/** /convert's answer to a request it could not read: a Failure ConversionReview. */
-const requireJsonReview: Handler = (req, res, next) => {
-  if (!req.is("application/json")) {
-    res.status(415).json(conversionFailure("", "content-type must be application/json"));
-    return;
   }
-  next();
-};
+  if (answer.retryAfter !== undefined) res.set("retry-after", String(answer.retryAfter));
+  sendJson(res, answer.status, body);
+}
+
+/** What the app counts and logs of a request the pool could not answer in time. */
+function poolEvents(deps: PoolDeps, route: Route): PoolEvents {
+  const { metrics, logger, limits } = deps;
+  return {
+    timeout: (parent) => {
+      metrics.countWorkerTimeout(route);
+      logger.warn(
+        { route, parent, deadlineMs: limits.deadlineMs },
+        "request past the worker deadline; its worker was replaced",
+      );
+    },
+    crash: (parent, reason) => {
+      metrics.countWorkerCrash(route);
+      logger.error(
+        { route, parent, reason, heapMib: limits.heapMib },
+        "a worker stopped while answering; it was replaced",
+      );
+    },
+    refused: (why) => metrics.countWorkerRefusal(route, why),
+  };
+}
+
+/** /sync, /customize, /convert: the cache (for /sync), else the pool. */
+function poolHandler(route: Route, deps: PoolDeps): Handler {
+  return (req, res, next) => {
+    const key = deps.requestKeys.get(req);
+    if (route === "sync" && key !== undefined && deps.responses !== undefined) {
+      const cached = deps.responses.get(key);
+      if (cached !== undefined) return answerFromCache(res, cached);
+    }
+    const body = req.body as Buffer | undefined;
+    deps.pool
+      .run(
+        {
+          route,
+          body: Buffer.isBuffer(body) ? body : null,
+          charset: charsetOf(req),
+          at: isoSeconds(deps.now()),
+          ...(key === undefined ? {} : { key: `${route}\0${key}` }),
+        },
+        poolEvents(deps, route),
+      )
+      .then((answer) => sendAnswer(deps, res, route, answer, key), next);
+  };
+}
 
 interface ErrorShape {
   type?: string;
@@ -309,18 +308,11 @@ interface ErrorShape {
   stack?: string;
 }
 
-/** The HTTP status and fixed text for a parser or client error; undefined for a server error. */
+/** The HTTP status and fixed text for a body-reading or client error; undefined for a server error. */
 function clientError(
   e: ErrorShape,
   bodyLimit: number,
 ): { status: number; error: string } | undefined {
-  if (e.type === "entity.parse.failed") {
-    const at = /position (\d+)/.exec(e.message ?? "")?.[1];
-    return {
-      status: 400,
-      error: `invalid JSON body${at === undefined ? "" : ` at position ${at}`}`,
-    };
-  }
   if (e.type === "entity.too.large")
     return {
       status: 413,
@@ -337,8 +329,8 @@ function clientError(
 }
 
 /**
- * Body-parser and handler errors. Parser messages can quote the body, which may
- * hold Secret data, so only a fixed text (and the error position) goes out.
+ * Body-reader and handler errors. A reader's message can quote the body, which may
+ * hold Secret data, so only a fixed text goes out.
  * /convert answers each as a Failure ConversionReview, the shape the API server reads.
  */
 function handleErrors(logger: Logger, bodyLimit: number) {
@@ -352,36 +344,69 @@ function handleErrors(logger: Logger, bodyLimit: number) {
       status: 500,
       error: "internal error in llsd-hook; see the hook's log",
     };
-    res.status(status).json(req.path === "/convert" ? conversionFailure("", error) : { error });
+    res.status(status).json(errorBody(req, error));
   };
+}
+
+/** The pool each app answers with (for tests and the bench: warm it up, close it). */
+const pools = new WeakMap<express.Express, Pool>();
+
+/** The worker pool of an app made by createApp. */
+export function poolOf(app: express.Express): Pool {
+  const pool = pools.get(app);
+  if (pool === undefined) throw new Error("not an app made by createApp");
+  return pool;
+}
+
+/** The app's worker pool, its figures watched by the metrics with the response cache's. */
+function poolFor(options: AppOptions, metrics: HookMetrics, cache: ByteCache): Pool {
+  const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
+  const limits = options.pool ?? DEFAULT_POOL_LIMITS;
+  const pool = sharedPool({
+    catalog: options.catalog,
+    limits,
+    // Half the caches' bytes for generated configs, shared out among the workers.
+    cacheBytes: cacheBytes / 2 / limits.workers,
+    ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+  });
+  // The response tier here, the generation tiers in the workers: one set of figures.
+  metrics.watchCache(
+    {
+      tierStats: (): Record<string, TierStats> => ({
+        ...cache.tierStats(),
+        generation: pool.stats().generation,
+      }),
+    },
+    cacheBytes,
+  );
+  metrics.watchPool(() => pool.stats(), limits.workers);
+  return pool;
 }
 
 export function createApp(options: AppOptions): express.Express {
   const { catalog, logger } = options;
   const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
-  const cache = byteCache(cacheBytes);
+  const limits = options.pool ?? DEFAULT_POOL_LIMITS;
+  const cache = byteCache(cacheBytes / 2);
   const metrics = options.metrics ?? createMetrics();
-  metrics.watchCache(cache, cacheBytes);
-  const generate = memoize(generateConfig, {
-    cache,
-    // Strings may be held two bytes a character; a fixed overhead per entry.
-    sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
-  });
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
   const budgetBytes = options.bodyBudgetBytes ?? BODY_BUDGET_BYTES;
   if (budgetBytes < bodyLimit)
     throw new Error(
       `BODY_BUDGET_MIB (${+(budgetBytes / 2 ** 20).toFixed(2)}) must be at least BODY_LIMIT_MIB (${+(bodyLimit / 2 ** 20).toFixed(2)}): a body at the limit would never fit`,
     );
-  const parsers = bodyParsers(bodyLimit, options.cacheResponses ?? true, metrics);
+  const pool = poolFor(options, metrics, cache);
+  const reader = bodyReader(bodyLimit, metrics);
   const authorize = authorizer(options.bearerToken);
   const app = express();
+  pools.set(app, pool);
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(logRequests(logger, metrics));
   app.use(
     bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
-      res.status(503).json(req.path === "/convert" ? conversionFailure("", error) : { error });
+      metrics.countBudgetRefusal(routeOf(req) ?? "other");
+      res.status(503).json(errorBody(req, error));
     }),
   );
   app.get("/healthz", (_req, res) => {
@@ -390,19 +415,21 @@ export function createApp(options: AppOptions): express.Express {
   app.get("/readyz", (_req, res) => {
     res.json({ status: "ok", releases: catalog.releases });
   });
-  const sync = syncHandler({
-    catalog,
+  const deps: PoolDeps = {
     now: options.now ?? (() => new Date()),
-    generate,
-    responses: cache.tier<CachedResponse>("response"),
-    requestKeys: parsers.requestKeys,
-    fieldManager: options.fieldManager,
-  });
-  app.post("/sync", authorize, requireJson, parsers.syncJson, requireObject, sync);
-  const customize = customizeHandler(logger);
-  app.post("/customize", authorize, requireJson, parsers.json, requireObject, customize);
+    pool,
+    limits,
+    metrics,
+    logger,
+    responses:
+      options.cacheResponses === false ? undefined : cache.tier<CachedResponse>("response"),
+    requestKeys: reader.requestKeys,
+  };
+  const read = [requireJson, requireCharset, reader.raw];
+  app.post("/sync", authorize, ...read, poolHandler("sync", deps));
+  app.post("/customize", authorize, ...read, poolHandler("customize", deps));
   // No authorize: the API server calls conversion webhooks without a token (docs/operations/v1alpha1.md).
-  app.post("/convert", requireJsonReview, parsers.json, convertHandler);
+  app.post("/convert", ...read, poolHandler("convert", deps));
   app.use((_req, res) => {
     res.status(404).json({
       error:

@@ -11,6 +11,9 @@
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SHUTDOWN_DELAY_SECONDS how long to keep serving after SIGTERM, closing each connection after
 //                          its answer (5); see docs/operations/hook-server.md "Shutdown"
+//   HOOK_WORKERS           worker threads that read and answer requests (2); docs/adr/0017-worker-pool.md
+//   WORKER_HEAP_MIB        each worker's heap bound (64); a worker that reaches it is replaced
+//   WORKER_DEADLINE_MS     CPU time one request may take in its worker (2000; in wall time 4× that, 8 s at least)
 //   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
 //   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
@@ -20,9 +23,10 @@ import http from "node:http";
 import https from "node:https";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
-import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp } from "./app.js";
+import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp, poolOf } from "./app.js";
 import { BODY_BUDGET_BYTES } from "./body-budget.js";
 import { gracefulShutdown } from "./shutdown.js";
+import { poolLimitsFromEnv } from "./pool.js";
 import { timeoutOptions } from "./timeouts.js";
 import { createMetrics, createMetricsApp } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
@@ -109,7 +113,7 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
   return server;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   // dist/server/main.js: package.json is two folders up (the image copies it to /app).
   const version = packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url)));
   if (process.argv[2] === "--version") {
@@ -135,6 +139,7 @@ function main(): void {
     bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
     bodyBudgetBytes: mebibytes(env, "BODY_BUDGET_MIB", BODY_BUDGET_BYTES),
     cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
+    pool: poolLimitsFromEnv(env),
     ...(env["SSA_FIELD_MANAGER"] === undefined || env["SSA_FIELD_MANAGER"] === ""
       ? {}
       : { fieldManager: env["SSA_FIELD_MANAGER"] }),
@@ -150,6 +155,8 @@ function main(): void {
       : // A request that has not arrived by these limits is a stalled client,
         // whose buffered body would otherwise be held for Node's default of 300 s.
         http.createServer(timeoutOptions(), app);
+  // The workers start before the port opens: one that cannot start stops the hook here.
+  await poolOf(app).ready();
   const port = Number(env["PORT"] ?? "8080");
   if (metricsPort === port) throw new Error(`METRICS_PORT must differ from PORT (${port})`);
   const metricsServer = serveMetrics(metrics, metricsPort);
@@ -170,9 +177,7 @@ function main(): void {
   process.on("SIGINT", () => stop("SIGINT", 0));
 }
 
-try {
-  main();
-} catch (err) {
+main().catch((err: unknown) => {
   logger.fatal({ err: { message: (err as Error).message } }, "llsd-hook could not start");
   process.exit(1);
-}
+});

@@ -10,7 +10,8 @@ import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Condition, Phase } from "../api/status.js";
 import { ALL_REASONS, ConditionReason } from "../reasons.js";
-import type { ByteCache, TierStats } from "./memo.js";
+import type { RefusalReason, Route } from "./answer.js";
+import type { TierStats } from "./memo.js";
 
 /** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
 const Outcome = {
@@ -28,6 +29,8 @@ const Outcome = {
   InvalidRequest: "invalid_request",
   /** A 500. */
   Error: "error",
+  /** A 503: not answered in time or within memory (docs/adr/0011), or no room in the body budget. */
+  Unavailable: "unavailable",
 } as const;
 type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
@@ -76,11 +79,21 @@ export function outcomeOf(status: StatusSummary): OutcomeLabels {
 /** The outcome of a sync request that did not get a status: by its HTTP status. */
 export function outcomeOfStatusCode(code: number): OutcomeLabels {
   if (code === 409) return { outcome: Outcome.Conflict, reason: NO_REASON };
+  if (code === 503) return { outcome: Outcome.Unavailable, reason: NO_REASON };
   if (code >= 500) return { outcome: Outcome.Error, reason: NO_REASON };
   return { outcome: Outcome.InvalidRequest, reason: NO_REASON };
 }
 
-export type Route = "sync" | "customize" | "convert";
+/** Where the pool's figures come from (src/server/pool.ts). */
+interface PoolFigures {
+  busy: number;
+  queued: number;
+}
+
+/** Caches whose tiers the metrics report. */
+interface WatchedCache {
+  tierStats(): Record<string, TierStats>;
+}
 
 export interface Parent {
   namespace: string;
@@ -105,7 +118,17 @@ export interface HookMetrics {
   /** A sync request came to `labels`; `parent` when it was known. */
   countSync(labels: OutcomeLabels, parent: Parent | undefined): void;
   /** Report the figures of the app's caches at each scrape. */
-  watchCache(cache: ByteCache, maxBytes: number): void;
+  watchCache(cache: WatchedCache, maxBytes: number): void;
+  /** Report the worker pool's figures at each scrape. */
+  watchPool(stats: () => PoolFigures, workers: number): void;
+  /** A request was answered 503 before it was read: the body budget was full. */
+  countBudgetRefusal(route: Route | "other"): void;
+  /** A request ran past the worker deadline (its worker was replaced). */
+  countWorkerTimeout(route: Route): void;
+  /** A worker stopped while answering, out of heap or otherwise (it was replaced). */
+  countWorkerCrash(route: Route): void;
+  /** A request was answered 503 by the pool without running (src/server/pool.ts RefusalReason). */
+  countWorkerRefusal(route: Route, why: RefusalReason): void;
 }
 
 /** 0.1 ms to 2.5 s: a cached answer is well under a millisecond, a large sync tens of ms. */
@@ -138,7 +161,7 @@ function requestMetrics(registers: Registry[]) {
   };
 }
 
-function cacheMetrics(registers: Registry[], caches: { cache: ByteCache; maxBytes: number }[]) {
+function cacheMetrics(registers: Registry[], caches: { cache: WatchedCache; maxBytes: number }[]) {
   const tiers = () => caches.flatMap(({ cache }) => Object.entries(cache.tierStats()));
   const figure = (name: string, help: string, read: (s: TierStats) => number) =>
     new Gauge({
@@ -176,6 +199,73 @@ function cacheMetrics(registers: Registry[], caches: { cache: ByteCache; maxByte
   });
 }
 
+/** The worker pool's figures at each scrape (docs/adr/0011). */
+function poolGauges(registers: Registry[], pools: { stats: () => PoolFigures; workers: number }[]) {
+  const sum = (read: (s: PoolFigures) => number) => pools.reduce((n, p) => n + read(p.stats()), 0);
+  new Gauge({
+    name: "llsd_hook_workers",
+    help: "Worker threads that read and answer requests (HOOK_WORKERS).",
+    registers,
+    collect() {
+      this.set(pools.reduce((n, p) => n + p.workers, 0));
+    },
+  });
+  new Gauge({
+    name: "llsd_hook_workers_busy",
+    help: "Workers answering a request now.",
+    registers,
+    collect() {
+      this.set(sum((s) => s.busy));
+    },
+  });
+  new Gauge({
+    name: "llsd_hook_worker_queue_length",
+    help: "Requests waiting for a worker now.",
+    registers,
+    collect() {
+      this.set(sum((s) => s.queued));
+    },
+  });
+}
+
+/** The body budget's refusals and the worker pool's counts and figures (docs/adr/0010, docs/adr/0011). */
+function poolMetrics(
+  registers: Registry[],
+  pools: { stats: () => PoolFigures; workers: number }[],
+) {
+  poolGauges(registers, pools);
+  const budgetRefusals = new Counter({
+    name: "llsd_hook_body_budget_refusals_total",
+    help: "Requests answered 503 before their body was read: the body budget (BODY_BUDGET_MIB) was full.",
+    labelNames: ["route"],
+    registers,
+  });
+  const timeouts = new Counter({
+    name: "llsd_hook_worker_timeouts_total",
+    help: "Requests stopped at the worker deadline (WORKER_DEADLINE_MS); each worker was replaced.",
+    labelNames: ["route"],
+    registers,
+  });
+  const crashes = new Counter({
+    name: "llsd_hook_worker_crashes_total",
+    help: "Workers that stopped while answering, out of heap (WORKER_HEAP_MIB) or otherwise; each was replaced.",
+    labelNames: ["route"],
+    registers,
+  });
+  const refusals = new Counter({
+    name: "llsd_hook_worker_refusals_total",
+    help: "Requests the pool answered 503 without running: why=queue waited too long for a worker, why=repeat repeats bytes that ran past a limit, why=share its namespace took more than its share of worker time (beside other namespaces, or with a request stopped at a limit) and waits to make it up.",
+    labelNames: ["route", "why"],
+    registers,
+  });
+  return {
+    countBudgetRefusal: (route: Route | "other") => budgetRefusals.inc({ route }),
+    countWorkerTimeout: (route: Route) => timeouts.inc({ route }),
+    countWorkerCrash: (route: Route) => crashes.inc({ route }),
+    countWorkerRefusal: (route: Route, why: RefusalReason) => refusals.inc({ route, why }),
+  };
+}
+
 export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   const registry = new Registry();
   const registers = [registry];
@@ -189,8 +279,10 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
     labelNames: parentLabels ? ["outcome", "reason", "namespace", "name"] : ["outcome", "reason"],
     registers,
   });
-  const caches: { cache: ByteCache; maxBytes: number }[] = [];
+  const caches: { cache: WatchedCache; maxBytes: number }[] = [];
   cacheMetrics(registers, caches);
+  const pools: { stats: () => PoolFigures; workers: number }[] = [];
+  const pool = poolMetrics(registers, pools);
   if (options.version !== undefined)
     new Gauge({
       name: "llsd_hook_build_info",
@@ -220,6 +312,10 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
     watchCache(cache, maxBytes) {
       caches.push({ cache, maxBytes });
     },
+    watchPool(stats, workers) {
+      pools.push({ stats, workers });
+    },
+    ...pool,
   };
 }
 

@@ -46,14 +46,11 @@ export function dependsOnNow(answer: string, now: string): boolean {
   return answer.includes(now);
 }
 
-/** Keeps an answer for its request unless it holds `now`. */
+/** Keeps an answer for its request: one that does not hold `now` (dependsOnNow, checked where it is made). */
 export function keepResponse(
   tier: CacheTier<CachedResponse>,
   key: string,
-  answer: CachedResponse & { text: string },
-  now: string,
+  answer: CachedResponse,
 ): void {
-  if (dependsOnNow(answer.text, now)) return;
-  const { body, log, outcome, parent } = answer;
-  tier.set(key, { body, log, outcome, parent }, body.length + ENTRY_BYTES);
+  tier.set(key, answer, answer.body.length + ENTRY_BYTES);
 }

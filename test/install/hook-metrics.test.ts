@@ -64,6 +64,13 @@ const FAMILIES: Record<string, string> = {
   llsd_hook_cache_bytes: "gauge",
   llsd_hook_cache_entries: "gauge",
   llsd_hook_cache_max_bytes: "gauge",
+  llsd_hook_body_budget_refusals: "counter",
+  llsd_hook_worker_timeouts: "counter",
+  llsd_hook_worker_crashes: "counter",
+  llsd_hook_worker_refusals: "counter",
+  llsd_hook_workers: "gauge",
+  llsd_hook_workers_busy: "gauge",
+  llsd_hook_worker_queue_length: "gauge",
 };
 
 async function scrape(options: { parentLabels?: boolean; processMetrics?: boolean }) {

@@ -1,10 +1,21 @@
 // The production file set the Dockerfile copies — compiled JavaScript,
 // configs/, production dependencies only — built in a temporary directory and
 // started: the image cannot ship without its configs or with a dev dependency
-// it needs. Also the hook's HTTPS mode with a test certificate and bearer token.
+// it needs (the workers' dist/server/worker.js among them: a hook whose workers
+// cannot start stops at start). Also the hook's HTTPS mode with a test
+// certificate and bearer token.
 import { expect } from "chai";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,9 +98,14 @@ describe("production file set (what the Dockerfile ships)", function () {
     expect(existsSync(join(dir, "node_modules", "express"))).to.equal(true);
   });
 
-  it("starts from the file set, answers /healthz and a /sync of a golden case", async () => {
+  it("starts from the file set, answers /healthz and a /sync of a golden case, in a worker of the pool", async () => {
     const port = await freePort();
-    const { proc, log } = start({ PORT: String(port), METRICS_PORT: String(await freePort()) });
+    const metricsPort = await freePort();
+    const { proc, log } = start({
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      HOOK_WORKERS: "3",
+    });
     await waitFor(`http://127.0.0.1:${port}/healthz`, proc, log);
     const c = loadCases().find((x) => x.name === "us1-3-api-key-from-secret");
     if (c === undefined) throw new Error("golden case missing");
@@ -106,6 +122,40 @@ describe("production file set (what the Dockerfile ships)", function () {
       "Deployment",
       "Service",
     ]);
+    // The workers run from dist/server/worker.js (the image copies dist/ whole), as HOOK_WORKERS says.
+    expect(existsSync(join(dir, "dist", "server", "worker.js"))).to.equal(true);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).to.match(/^llsd_hook_workers 3$/m);
+    expect(metrics).to.match(/^llsd_hook_cache_misses_total\{cache="generation"\} [1-9]/m);
+  });
+
+  it("stops at start, naming the cause, when its workers cannot start", async () => {
+    const worker = join(dir, "dist", "server", "worker.js");
+    renameSync(worker, `${worker}.away`);
+    try {
+      const { proc, log } = start({
+        PORT: String(await freePort()),
+        METRICS_PORT: String(await freePort()),
+      });
+      const [code] = (await once(proc, "exit")) as [number];
+      expect(code, log()).to.equal(1);
+      expect(log()).to.include("llsd-hook could not start");
+      expect(log()).to.include("llsd-hook's workers do not start");
+      expect(log()).to.include("worker.js");
+    } finally {
+      renameSync(`${worker}.away`, worker);
+    }
+  });
+
+  it("refuses a pool setting out of range at start, naming the variable", async () => {
+    const { proc, log } = start({
+      PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
+      WORKER_HEAP_MIB: "8",
+    });
+    const [code] = (await once(proc, "exit")) as [number];
+    expect(code).to.equal(1);
+    expect(log()).to.include("WORKER_HEAP_MIB=8 must be a whole number from 32 to 4096");
   });
 
   it("the render CLI works from the file set", () => {

@@ -12,7 +12,7 @@ import supertest from "supertest";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { isOwnedName } from "../../src/children/keep.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
-import { createApp } from "../../src/server/app.js";
+import { createApp, poolOf } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync } from "../../src/sync.js";
 import { syncContext } from "../golden/harness.js";
@@ -404,8 +404,32 @@ const SPEC_PATHS: Record<string, string> = {
 /** The API server's own limit on a request body (3 MiB): nothing larger can be stored. */
 const API_SERVER_LIMIT = 3 * 1024 * 1024;
 
+/**
+ * Around a fuzz through the HTTP edge: no request took its worker past the
+ * deadline (WORKER_DEADLINE_MS of processing) or out of heap, which would have
+ * replaced it. The pool measures each request's own CPU time, so this holds on
+ * a busy machine where a wall-clock bound would not.
+ */
+function noWorkerReplaced(): { before: () => Promise<void>; after: () => void } {
+  let replaced = 0;
+  return {
+    before: async () => {
+      await poolOf(app).ready();
+      replaced = poolOf(app).stats().replaced;
+    },
+    after: () =>
+      expect(
+        poolOf(app).stats().replaced - replaced,
+        "workers replaced (past the deadline or out of heap)",
+      ).to.equal(0),
+  };
+}
+
 describe("deep and wide input (bounded fuzz)", function () {
   this.timeout(300_000);
+  const pool = noWorkerReplaced();
+  before(pool.before);
+  after(pool.after);
 
   it("never a 500 and never a crash, up to the API server's 3 MiB; a spec problem is named by its field", async () => {
     const shapes = fc.oneof(
@@ -572,8 +596,11 @@ describe("HTTP edge: malformed bodies get a message that says what to fix", () =
 
 describe("related ConfigMaps, managedFields and ConversionReviews (bounded fuzz)", function () {
   this.timeout(300_000);
+  const pool = noWorkerReplaced();
+  before(pool.before);
+  after(pool.after);
   const ssa = running.map((c) => appliedServerSide(c, "metacontroller"));
-  /** The deadline no answer may block the loop past (the whole request, parse included). */
+  /** The deadline no sync run in this process may take past (the workers' own is WORKER_DEADLINE_MS). */
   const DEADLINE_MS = 2000;
 
   /** YAML text of a shape and size, as a tenant could store it in a ConfigMap (up to 1 MiB). */
@@ -623,11 +650,8 @@ describe("related ConfigMaps, managedFields and ConversionReviews (bounded fuzz)
       fc.asyncProperty(yamlText, fc.constantFrom("base", "override"), async (text, use) => {
         fc.pre(Buffer.byteLength(text) <= 1024 * 1024);
         const body = request(specs[use], { related: related(text) });
-        const started = performance.now();
         const res = await supertest(app).post("/sync").send(body);
-        const ms = performance.now() - started;
         expect(res.status, `${use} ${text.length} chars: ${res.text.slice(0, 200)}`).to.equal(200);
-        expect(ms, `${use} ${text.length} chars`).to.be.below(DEADLINE_MS);
       }),
       { numRuns: 40, seed: 20261125 },
     );
@@ -701,14 +725,12 @@ describe("related ConfigMaps, managedFields and ConversionReviews (bounded fuzz)
                 : `{"apiVersion":"${from}","kind":"LlamaStackDistribution","metadata":{"name":"x"},"spec":{},"status":${value}}`;
           const body = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"${to}","objects":[${object}]}}`;
           fc.pre(body.length <= API_SERVER_LIMIT);
-          const started = performance.now();
           const res = await supertest(app)
             .post("/convert")
             .set("content-type", "application/json")
             .send(body);
           expect(res.status, res.text.slice(0, 200)).to.equal(200);
           expect(res.body.kind).to.equal("ConversionReview");
-          expect(performance.now() - started).to.be.below(DEADLINE_MS);
         },
       ),
       { numRuns: 40, seed: 20261125 },

@@ -7,7 +7,7 @@ import supertest from "supertest";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION } from "../../src/api/hook.js";
 import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
-import { createApp } from "../../src/server/app.js";
+import { createApp, poolOf } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { configOf } from "../golden/harness.js";
 import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
@@ -207,7 +207,9 @@ describe("hook invariants (property tests)", () => {
     );
   });
 
-  it("no Secret value ever reaches an HTTP response or a log line, valid input or not", async () => {
+  it("no Secret value ever reaches an HTTP response or a log line, valid input or not", async function () {
+    // The workers start first (seconds under tsx on a busy machine).
+    this.timeout(120_000);
     const lines: string[] = [];
     const logger = pino(
       { level: "debug" },
@@ -219,6 +221,7 @@ describe("hook invariants (property tests)", () => {
       }),
     );
     const app = createApp({ catalog: loadCatalog(), logger });
+    await poolOf(app).ready();
     const encoded = Buffer.from(CANARY).toString("base64").slice(0, 16);
     await fc.assert(
       fc.asyncProperty(

@@ -5,8 +5,10 @@ import { expect } from "chai";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { YAML_BOUNDS } from "../../../src/config/bounded-yaml.js";
 import {
   DEFAULT_CONFIGS_DIR,
+  imageOverridesFromEnv,
   loadCatalog,
   writeJsonCatalog,
 } from "../../../src/edge/load-catalog.js";
@@ -136,5 +138,40 @@ describe("loadCatalog", () => {
       rmSync(odd, { recursive: true, force: true });
       rmSync(out, { recursive: true, force: true });
     }
+  });
+});
+
+describe("IMAGE_OVERRIDES_FILE", () => {
+  let dir = "";
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "llsd-overrides-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const fromFile = (file: string) => imageOverridesFromEnv({ IMAGE_OVERRIDES_FILE: file });
+
+  it("reads a mapping of distribution names to images", () => {
+    const file = join(dir, "ok.yaml");
+    writeFileSync(file, "starter: quay.io/acme/starter:1\n");
+    expect(fromFile(file)).to.deep.equal({ starter: "quay.io/acme/starter:1" });
+  });
+
+  it("refuses a file past the YAML bound, naming the file and the bound, without reading it all", () => {
+    const file = join(dir, "big.yaml");
+    writeFileSync(file, `# ${"x".repeat(YAML_BOUNDS.maxBytes)}\nstarter: quay.io/acme/starter:1\n`);
+    expect(() => fromFile(file)).to.throw(
+      `IMAGE_OVERRIDES_FILE=${file}: the file is more than the ${YAML_BOUNDS.maxBytes} bytes llsd-hook reads`,
+    );
+  });
+
+  it("refuses what is not a regular file (a device that never ends) before reading it", () => {
+    expect(() => fromFile("/dev/zero")).to.throw(
+      "IMAGE_OVERRIDES_FILE=/dev/zero: not a regular file; point it at a YAML file (a ConfigMap key)",
+    );
+  });
+
+  it("refuses YAML past the node bound, naming the file", () => {
+    const file = join(dir, "nodes.yaml");
+    writeFileSync(file, "- a\n".repeat(30_000));
+    expect(() => fromFile(file)).to.throw(`${file}: `);
   });
 });

@@ -5,6 +5,9 @@
 // (manifests/install.yaml is rendered from the rest: test/install/install-yaml.test.ts;
 // the README's kubectl apply runs against a real API server: test/k8s/install.test.ts.)
 import { expect } from "chai";
+import { CACHE_BYTES } from "../../../src/server/app.js";
+import { BODY_BUDGET_BYTES } from "../../../src/server/body-budget.js";
+import { DEFAULT_POOL_LIMITS, poolLimitsFromEnv } from "../../../src/server/pool.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -371,6 +374,38 @@ describe("install manifests", () => {
       cm?.data[file.slice((mount?.mountPath.length ?? 0) + 1)],
       "image overrides file in its ConfigMap",
     ).to.be.a("string");
+  });
+
+  it("the hook's pool settings are the defaults, and its heaps, the body budget and the caches stay under the memory limit", () => {
+    const deployment = all.find((d) => d.kind === "Deployment" && d.metadata.name === "llsd-hook");
+    const c = (
+      deployment as Obj & {
+        spec: {
+          template: {
+            spec: {
+              containers: {
+                env: { name: string; value: string }[];
+                resources: { limits: { memory: string } };
+              }[];
+            };
+          };
+        };
+      }
+    ).spec.template.spec.containers[0];
+    const env = Object.fromEntries((c?.env ?? []).map((e) => [e.name, e.value]));
+    const limits = poolLimitsFromEnv(env);
+    expect(limits).to.deep.equal(DEFAULT_POOL_LIMITS);
+    const mainHeap = Number(/--max-old-space-size=(\d+)/.exec(env["NODE_OPTIONS"] ?? "")?.[1]);
+    const limit = Number(/^(\d+)Mi$/.exec(c?.resources.limits.memory ?? "")?.[1]);
+    // docs/operations/hook-server.md, "Sizing": the process about 60 MiB, each worker about 25 beside its heaps.
+    const bounds =
+      mainHeap +
+      CACHE_BYTES / 2 / 2 ** 20 +
+      BODY_BUDGET_BYTES / 2 ** 20 +
+      60 +
+      limits.workers * (limits.heapMib + 8 + 25);
+    expect(bounds).to.equal(358);
+    expect(bounds).to.be.below(limit);
   });
 
   it("only Metacontroller's namespace may reach the hook; the monitoring namespace only its metrics port", () => {

@@ -1,6 +1,13 @@
 // Table tests of the JSON helpers every layer uses.
 import { expect } from "chai";
-import { compareStrings, deepMerge, formatPath, canonicalJson } from "../../../src/lib/json.js";
+import fc from "fast-check";
+import {
+  compareStrings,
+  deepMerge,
+  formatPath,
+  canonicalJson,
+  scanJson,
+} from "../../../src/lib/json.js";
 
 describe("json helpers", () => {
   it("deepMerge overlays objects and replaces everything else, without touching its inputs", () => {
@@ -42,4 +49,76 @@ describe("compareStrings", () => {
   ];
   for (const [a, b, want] of rows)
     it(`${a} vs ${b}`, () => expect(compareStrings(a, b)).to.equal(want));
+});
+
+describe("scanJson", () => {
+  /** The values scanJson counts: the least bound it does not exceed. */
+  const counted = (text: string) => {
+    let n = 1;
+    while (scanJson(text, { maxValues: n }).tooMany) n++;
+    return n;
+  };
+  const rows: [string, number][] = [
+    ["1", 1],
+    ["[1,2,3]", 4],
+    ['{"a":1,"b":[1,2]}', 5],
+    ['{"a":"x,:[{","b":{"c":null}}', 4], // structure inside strings is no structure
+    ['["\\"[,"]', 2], // an escaped quote does not end the string
+    ["[{},{}]", 3],
+    ["[[[[1]]]]", 5],
+    ["[]", 2], // an empty array counts one too many
+  ];
+  for (const [text, values] of rows)
+    it(`${text}: ${values} values`, () => expect(counted(text)).to.equal(values));
+
+  it("counts what JSON.parse builds (as an upper bound) for nested and wide values, and fuzzed JSON", () => {
+    const nodes = (v: unknown): number =>
+      typeof v === "object" && v !== null
+        ? 1 + Object.values(v).reduce((n: number, x) => n + nodes(x), 0)
+        : 1;
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const text = JSON.stringify(value);
+        const n = nodes(JSON.parse(text));
+        expect(scanJson(text, { maxValues: n - 1 }).tooMany, text).to.equal(true);
+        // At most one more per empty array.
+        const empties = (text.match(/\[\]/g) ?? []).length;
+        expect(scanJson(text, { maxValues: n + empties }).tooMany, text).to.equal(false);
+      }),
+      { numRuns: 300, seed: 20261127 },
+    );
+  });
+
+  const paths = [
+    ["parent", "metadata", "namespace"],
+    ["parent", "metadata", "name"],
+  ];
+  it("finds strings at paths of keys, as JSON.parse reads them (escapes, the last duplicate)", () => {
+    const text =
+      '{"controller":{"metadata":{"name":"no"}},"parent":{"spec":{"metadata":{"name":"deeper"}},' +
+      '"metadata":{"labels":{"name":"label"},"n\\u0061me":"first","namespace":"t\\u0065am","name":"llama"}}}';
+    const parsed = JSON.parse(text) as {
+      parent: { metadata: { namespace: string; name: string } };
+    };
+    expect(scanJson(text, { paths }).found).to.deep.equal([
+      parsed.parent.metadata.namespace,
+      parsed.parent.metadata.name,
+    ]);
+    expect(scanJson(text, { paths }).found).to.deep.equal(["team", "llama"]);
+  });
+
+  it("stops where the value of a key of the root ends: a later duplicate is not seen", () => {
+    const text =
+      '{"controller":{},"parent":{"metadata":{"namespace":"team","name":"a"}},"children":{},"parent":{"metadata":{"namespace":"other","name":"b"}}}';
+    expect(scanJson(text, { paths, stopAfter: "parent" }).found).to.deep.equal(["team", "a"]);
+    expect(scanJson(text, { paths }).found).to.deep.equal(["other", "b"]);
+  });
+
+  it("finds nothing where there is nothing, or no string", () => {
+    expect(scanJson('{"parent":{"metadata":{"name":7}}}', { paths }).found).to.deep.equal([
+      undefined,
+      undefined,
+    ]);
+    expect(scanJson("[1,2]", { paths }).found).to.deep.equal([undefined, undefined]);
+  });
 });

@@ -8,6 +8,7 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { once } from "node:events";
 import { pino } from "pino";
+import { createMetrics } from "../../../src/server/metrics.js";
 import { createApp } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { timeoutOptions } from "../../../src/server/timeouts.js";
@@ -64,8 +65,10 @@ function call(port: number, method: string, path: string, body?: string) {
 const settle = () => new Promise((r) => setTimeout(r, 100));
 
 describe("the global body budget", () => {
+  const metrics = createMetrics();
   const app = createApp({
     catalog,
+    metrics,
     logger: pino({ level: "silent" }),
     bodyLimitBytes: 256 * KiB,
     bodyBudgetBytes: 512 * KiB,
@@ -104,6 +107,14 @@ describe("the global body budget", () => {
     await settle();
     const after = await call(port, "POST", "/sync", "{}");
     expect(after.status).to.equal(400); // read and refused as a hook request, no longer 503
+    // Each refusal counted by route (docs/operations/metrics.md).
+    const refusals = (await metrics.registry.getMetricsAsJSON()).find(
+      (m) => m.name === "llsd_hook_body_budget_refusals_total",
+    );
+    const byRoute = Object.fromEntries(
+      (refusals?.values ?? []).map((v) => [String(v.labels["route"]), v.value]),
+    );
+    expect(byRoute).to.deep.equal({ sync: 1, convert: 1 });
   });
 
   it("reserves the per-request limit for a chunked or compressed body", async () => {

@@ -6,7 +6,7 @@ import { pino } from "pino";
 import request from "supertest";
 import type { SyncRequest } from "../../../src/api/hook.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { createApp } from "../../../src/server/app.js";
+import { createApp, poolOf } from "../../../src/server/app.js";
 import {
   createMetrics,
   createMetricsApp,
@@ -80,6 +80,7 @@ export async function driveSyncs(options: MetricsOptions = {}) {
     now: () => new Date("2030-01-01T00:00:00.123Z"), // not a time the golden requests hold
     metrics,
   });
+  await poolOf(app).ready();
   const post = (body: unknown, status: number) =>
     request(app)
       .post("/sync")

@@ -27,7 +27,9 @@ async function series(metrics: ReturnType<typeof createMetrics>, name: string): 
   return found;
 }
 
-describe("hook metrics", () => {
+describe("hook metrics", function () {
+  // driveSyncs waits for the workers to start (seconds under tsx on a busy machine).
+  this.timeout(120_000);
   describe("boundedReason", () => {
     const rows: [unknown, string][] = [
       [Reason.InvalidSpec, "InvalidSpec"], // a problem reason

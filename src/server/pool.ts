@@ -173,7 +173,7 @@ export interface Pool {
 function workerEntry(): { entry: URL | string; eval: boolean } {
   if (!import.meta.url.endsWith(".ts"))
     return { entry: new URL("./worker.js", import.meta.url), eval: false };
-  // Node 20 applies module hooks per thread: a worker registers tsx itself before importing the source.
+  // Node.js applies module hooks per thread: a worker registers tsx itself before importing the source.
   // Its ESM entry, as package.json's exports name it (require.resolve would give the CommonJS one).
   const manifest = createRequire(import.meta.url).resolve("tsx/package.json");
   const exported = (

@@ -1,4 +1,4 @@
-// Loaded first by both mocha configs (test/mocharc.*.json): the suite runs only
+// Loaded first by every mocha config (test/mocharc.*.json): the suite runs only
 // on a Node.js that package.json's engines allows, and every `node` a test
 // spawns through PATH (npx, bin/llsd-hook, the snapshot build) is the same
 // release as the one running mocha. Otherwise nothing runs, and the message says

@@ -25,6 +25,7 @@ import { join, relative } from "node:path";
 import { parse } from "yaml";
 import { freePort } from "../net.js";
 import { loadPeers } from "../peers.js";
+import { IMAGE_TEST_CONTAINERS } from "../node/host.js";
 import { layerPaths, readOciArchive, unpackLayers, type OciImage } from "./oci-image.js";
 import { root } from "./tools.js";
 
@@ -278,7 +279,8 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
 
   describe("running under runc as the manifests run it", function () {
     let runc: string | undefined;
-    const id = `llsd-hook-image-${process.pid}`;
+    // Named so that the node's check of the machine, running beside, leaves its cgroups to it.
+    const id = `${IMAGE_TEST_CONTAINERS}${process.pid}`;
     let state: string;
     let bundle: string;
     let proc: ChildProcess | undefined;

@@ -1,4 +1,4 @@
-// Mocha global fixtures for the whole suite (test/mocharc.all.json): one
+// Mocha global fixtures for the real peers' tests (test/mocharc.peers.json): one
 // control plane for every Kubernetes test, with the CRD installed; stopped
 // afterwards, also when a test fails. The unit suite never loads this.
 import { readFileSync } from "node:fs";
@@ -15,7 +15,7 @@ let current: ControlPlane | undefined;
 export function cluster(): ControlPlane {
   if (current === undefined)
     throw new Error(
-      "no control plane: run the Kubernetes tests through npm test (test/mocharc.all.json)",
+      "no control plane: run the Kubernetes tests through npm test (test/mocharc.peers.json)",
     );
   return current;
 }

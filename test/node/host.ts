@@ -75,13 +75,20 @@ function mountPoints(): string[] {
     .map((p) => p.replace(/\\040/g, " "));
 }
 
+/**
+ * The cgroups of the image test's runc containers (test/install/image.test.ts
+ * names its containers so): that test runs beside the node's (test/run-suite.sh)
+ * and removes its own, so they are not the node's change to the machine.
+ */
+export const IMAGE_TEST_CONTAINERS = "llsd-hook-image-";
+
 function cgroupDirs(): string[] {
   const root = "/sys/fs/cgroup";
   if (!existsSync(root)) return [];
   return readdirSync(root).flatMap((h) => {
     try {
       return readdirSync(join(root, h), { withFileTypes: true })
-        .filter((e) => e.isDirectory())
+        .filter((e) => e.isDirectory() && !e.name.startsWith(IMAGE_TEST_CONTAINERS))
         .map((e) => `${h}/${e.name}`);
     } catch {
       return [];

@@ -5,9 +5,8 @@
 // test. The embedded Kubernetes types (Volume, Affinity, ...) are named, not
 // expanded: `kubectl explain` and the Kubernetes API reference document them.
 import { customResourceDefinition } from "./crd.js";
+import type { JsonSchema } from "../lib/jsonschema.js";
 import schemas from "./k8s-schemas.json" with { type: "json" };
-
-type Schema = Record<string, unknown>;
 
 export const REFERENCE_FILE = "docs/reference/llamastackdistribution.md";
 
@@ -15,26 +14,26 @@ const EMBEDDED = new Map(
   Object.entries(schemas.types).map(([name, s]) => [JSON.stringify(s), name] as const),
 );
 
-function embeddedName(node: Schema): string | undefined {
+function embeddedName(node: JsonSchema): string | undefined {
   return EMBEDDED.get(JSON.stringify(node));
 }
 
 const cell = (text: string) => text.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|");
 
 /** `string`, `list of object`, `Kubernetes Volume`, ... */
-function typeOf(node: Schema): string {
+function typeOf(node: JsonSchema): string {
   const k8s = embeddedName(node);
   if (k8s !== undefined) return `Kubernetes \`${k8s}\``;
   if (node["type"] === "array" && typeof node["items"] === "object")
-    return `list of ${typeOf(node["items"] as Schema)}`;
+    return `list of ${typeOf(node["items"] as JsonSchema)}`;
   if (node["type"] === "object" && typeof node["additionalProperties"] === "object")
-    return `map of ${typeOf(node["additionalProperties"] as Schema)}`;
+    return `map of ${typeOf(node["additionalProperties"] as JsonSchema)}`;
   if (node["x-kubernetes-preserve-unknown-fields"] === true) return "any JSON";
   return typeof node["type"] === "string" ? node["type"] : "any";
 }
 
 /** Enum, bounds, pattern and default, as short phrases. */
-function constraints(node: Schema): string[] {
+function constraints(node: JsonSchema): string[] {
   const out: string[] = [];
   const show = (v: unknown) => `\`${JSON.stringify(v)}\``;
   if (Array.isArray(node["enum"])) out.push(`one of ${node["enum"].map(show).join(", ")}`);
@@ -61,9 +60,11 @@ interface Row {
   description: string;
 }
 
-function rows(node: Schema, path: string, out: Row[]): void {
+function rows(node: JsonSchema, path: string, out: Row[]): void {
   const required = new Set(Array.isArray(node["required"]) ? (node["required"] as string[]) : []);
-  for (const [key, child] of Object.entries((node["properties"] ?? {}) as Record<string, Schema>)) {
+  for (const [key, child] of Object.entries(
+    (node["properties"] ?? {}) as Record<string, JsonSchema>,
+  )) {
     const at = `${path}.${key}`;
     out.push({
       path: at,
@@ -74,15 +75,15 @@ function rows(node: Schema, path: string, out: Row[]): void {
     });
     if (embeddedName(child) !== undefined) continue;
     rows(child, at, out);
-    const items = child["items"] as Schema | undefined;
+    const items = child["items"] as JsonSchema | undefined;
     if (child["type"] === "array" && items !== undefined && embeddedName(items) === undefined)
       rows(items, `${at}[]`, out);
     const values = child["additionalProperties"];
-    if (typeof values === "object" && values !== null) rows(values as Schema, `${at}{}`, out);
+    if (typeof values === "object" && values !== null) rows(values as JsonSchema, `${at}{}`, out);
   }
 }
 
-function table(title: string, node: Schema, path: string): string {
+function table(title: string, node: JsonSchema, path: string): string {
   const all: Row[] = [];
   rows(node, path, all);
   const lines = all.map(
@@ -99,8 +100,8 @@ function table(title: string, node: Schema, path: string): string {
 }
 
 /** The reference page for the v1alpha2 schema of the generated CRD object. */
-function renderReference(openAPIV3Schema: Schema): string {
-  const props = openAPIV3Schema["properties"] as Record<string, Schema>;
+function renderReference(openAPIV3Schema: JsonSchema): string {
+  const props = openAPIV3Schema["properties"] as Record<string, JsonSchema>;
   return [
     "# LlamaStackDistribution field reference",
     "",
@@ -121,7 +122,7 @@ function renderReference(openAPIV3Schema: Schema): string {
 /** The reference page of the CRD npm run crd writes. */
 export function referenceOfCrd(): string {
   const crd = customResourceDefinition() as unknown as {
-    spec: { versions: { schema: { openAPIV3Schema: Schema } }[] };
+    spec: { versions: { schema: { openAPIV3Schema: JsonSchema } }[] };
   };
   const schema = crd.spec.versions[0]?.schema.openAPIV3Schema;
   if (schema === undefined) throw new Error("the CRD has no version");

@@ -7,7 +7,7 @@
 // again, deep-equal. docs/conversion.md has the field table.
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { KIND } from "../api/schema.js";
-import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
+import { formatPath, isObject, orderKeys, own, type JsonObject } from "../lib/json.js";
 import { largestParts } from "../api/budget.js";
 import { msg } from "../messages.js";
 import { problem, type Problem, type Result } from "../problems.js";
@@ -21,7 +21,6 @@ import {
   withAnnotation,
   withoutAnnotation,
 } from "./annotations.js";
-import { sortKeys } from "./json-path.js";
 import { describe } from "./reader.js";
 import { mapDown, mapUp, V1ALPHA1_API_VERSION, V1ALPHA2_API_VERSION, type Mapped } from "./map.js";
 import {
@@ -121,7 +120,7 @@ function convert(input: unknown, dir: Direction): Result<JsonObject, Problem> {
             msg.convertStaleRestore(restored.skipped, dir.incoming),
           ),
         ];
-  const value = sortKeys(out, ["apiVersion", "kind", "metadata", "spec", "status"]) as JsonObject;
+  const value = orderKeys(out, ["apiVersion", "kind", "metadata", "spec", "status"]) as JsonObject;
   return { ok: true, value, warnings };
 }
 

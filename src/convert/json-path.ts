@@ -65,15 +65,3 @@ export function deleteAt(root: JsonObject, path: readonly string[]): void {
     if (i > 0 && Object.keys(parent).length > 0) return;
   }
 }
-
-/** A copy with object keys sorted at every level (`first` leading at the top), so equal objects give equal bytes. */
-export function sortKeys(value: Json, first: readonly string[] = []): Json {
-  if (Array.isArray(value)) return value.map((v) => sortKeys(v));
-  if (!isObject(value)) return value;
-  const keys = Object.keys(value);
-  const head = first.filter((k) => keys.includes(k));
-  const rest = keys.filter((k) => !first.includes(k)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: JsonObject = {};
-  for (const key of [...head, ...rest]) out[key] = sortKeys(value[key] ?? null);
-  return out;
-}

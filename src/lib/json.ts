@@ -77,6 +77,33 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * A copy with object keys in one order at every level, so that equal objects
+ * give equal bytes: the keys in `head` first (in that order) at the top, the
+ * keys in `headOf(key)` first in an object that is member `key` of another,
+ * then the rest by code unit. Undefined members are left out; list order is
+ * kept. Built with `Object.fromEntries`, so a `__proto__` key stays an own key.
+ */
+export function orderKeys(
+  value: unknown,
+  head: readonly string[],
+  headOf: (key: string) => readonly string[] = () => [],
+): unknown {
+  if (Array.isArray(value)) return value.map((v) => orderKeys(v, [], headOf));
+  if (!isObject(value)) return value;
+  const keys = Object.keys(value);
+  const ordered = [
+    ...head.filter((k) => keys.includes(k)),
+    ...keys.filter((k) => !head.includes(k)).sort(compareStrings),
+  ];
+  return Object.fromEntries(
+    ordered.flatMap((k) => {
+      const child = value[k];
+      return child === undefined ? [] : [[k, orderKeys(child, headOf(k), headOf)]];
+    }),
+  );
+}
+
 /** What scanJson tells of JSON text without parsing it. */
 export interface JsonScan {
   /** It holds more than the values asked for. */

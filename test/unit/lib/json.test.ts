@@ -2,10 +2,11 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import {
+  canonicalJson,
   compareStrings,
   deepMerge,
   formatPath,
-  canonicalJson,
+  orderKeys,
   scanJson,
 } from "../../../src/lib/json.js";
 
@@ -120,5 +121,60 @@ describe("scanJson", () => {
       undefined,
     ]);
     expect(scanJson("[1,2]", { paths }).found).to.deep.equal([undefined, undefined]);
+  });
+});
+
+describe("orderKeys", () => {
+  const metadataFirst = (key: string) => (key === "metadata" ? ["name", "namespace"] : []);
+  const rows: { what: string; value: unknown; want: string }[] = [
+    {
+      what: "the top's head first, the rest by code unit",
+      value: { spec: 1, b: 2, kind: "K", apiVersion: "v1", B: 3 },
+      want: '{"apiVersion":"v1","kind":"K","B":3,"b":2,"spec":1}',
+    },
+    {
+      what: "a member's own head below (metadata: name, namespace first)",
+      value: { metadata: { uid: "u", namespace: "n", name: "x" } },
+      want: '{"metadata":{"name":"x","namespace":"n","uid":"u"}}',
+    },
+    {
+      what: "list elements keep their order and get no top head",
+      value: { list: [{ name: "b", apiVersion: "v", kind: "K" }, 2] },
+      want: '{"list":[{"apiVersion":"v","kind":"K","name":"b"},2]}',
+    },
+    {
+      what: "undefined members left out, null kept",
+      value: { b: undefined, a: null },
+      want: '{"a":null}',
+    },
+  ];
+  for (const row of rows)
+    it(row.what, () => {
+      const got = orderKeys(row.value, ["apiVersion", "kind", "metadata"], metadataFirst);
+      expect(JSON.stringify(got)).to.equal(row.want);
+    });
+
+  it("a __proto__ key stays an own key (an assignment would have set the prototype)", () => {
+    const got = orderKeys(JSON.parse('{"spec":{"__proto__":{"x":1},"a":2}}'), []) as {
+      spec: object;
+    };
+    expect(Object.keys(got.spec)).to.deep.equal(["__proto__", "a"]);
+    expect(Object.getPrototypeOf(got.spec)).to.equal(Object.prototype);
+  });
+
+  it("equal objects give equal bytes whatever their key order", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const reordered = JSON.parse(JSON.stringify(value), (_k, v: unknown) =>
+          v !== null && typeof v === "object" && !Array.isArray(v)
+            ? Object.fromEntries(Object.entries(v).reverse())
+            : v,
+        ) as unknown;
+        expect(JSON.stringify(orderKeys(reordered, ["kind"]))).to.equal(
+          JSON.stringify(orderKeys(value, ["kind"])),
+        );
+      }),
+      { seed: 7, numRuns: 200 },
+    );
   });
 });

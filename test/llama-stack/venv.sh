@@ -20,10 +20,10 @@ package_of() {
 
 find_python() {
   local candidate
-  for candidate in "$HOME"/.pyenv/versions/"$PYTHON_VERSION".*/bin/python "$(command -v "python$PYTHON_VERSION" || true)"; do
+  for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$PYTHON_VERSION".*/bin/python "$(command -v "python$PYTHON_VERSION" || true)"; do
     if [ -x "$candidate" ]; then echo "$candidate"; return 0; fi
   done
-  log "Python $PYTHON_VERSION not found (looked in ~/.pyenv/versions and PATH); llama-stack >= 0.5 needs Python >= 3.12"
+  log "Python $PYTHON_VERSION not found (looked in ${PYENV_ROOT:-$HOME/.pyenv}/versions and PATH); llama-stack >= 0.5 needs Python >= 3.12"
   return 1
 }
 

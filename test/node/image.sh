@@ -38,8 +38,8 @@ esac
 LOCK="$ROOT/test/llama-stack/requirements/$RELEASE.txt"
 [ -f "$LOCK" ] || { log "no lock file $LOCK"; exit 1; }
 PY=""
-for c in "$HOME"/.pyenv/versions/"$PYTHON_VERSION".*/bin/python"$PYTHON_VERSION"; do [ -x "$c" ] && PY=$c; done
-[ -n "$PY" ] || { log "Python $PYTHON_VERSION not found under ~/.pyenv/versions"; exit 1; }
+for c in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$PYTHON_VERSION".*/bin/python"$PYTHON_VERSION"; do [ -x "$c" ] && PY=$c; done
+[ -n "$PY" ] || { log "Python $PYTHON_VERSION not found under ${PYENV_ROOT:-$HOME/.pyenv}/versions"; exit 1; }
 PY_PREFIX=$(cd "$(dirname "$PY")/.." && pwd)
 PY_FULL=$("$PY" -c 'import platform; print(platform.python_version())')
 

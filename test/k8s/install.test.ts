@@ -168,7 +168,7 @@ describe("install: the README's kubectl apply against the real API server", func
     const warned = edited(
       "warned",
       "manifests/hook/deployment.yaml",
-      "memory: 96Mi",
+      "memory: 160Mi",
       "memory: 500m",
     );
     expect(warned.status, describeRun(warned)).to.equal(0);

@@ -57,7 +57,7 @@ relock_ogx() {
   # ogx does not pin ogx-api; pin the release's own.
   "$tmp/venv/bin/pip" install -q "ogx==$release" "ogx-api==$release"
   mcp=$("$tmp/venv/bin/python" -c 'import importlib.metadata as m; print(next(r for r in m.requires("ogx") if r.startswith("mcp")))')
-  mcp_import=$(grep -ho '^from mcp import .*' "$tmp"/venv/lib/python*/site-packages/ogx/providers/utils/tools/mcp.py | head -1)
+  mcp_import=$(grep -m1 -ho '^from mcp import .*' "$tmp"/venv/lib/python*/site-packages/ogx/providers/utils/tools/mcp.py)
   {
     echo "# Pinned environment for ogx==$release (pip freeze of a fresh install, Python $PYTHON_VERSION)."
     echo "# ogx (Llama Stack's successor package) does not pin ogx-api, so the release's own ogx-api==$release is pinned too."

@@ -74,7 +74,11 @@ PIP=("$PY" -m pip install -q --root "$R" --prefix /usr/local --ignore-installed 
   --no-warn-script-location --disable-pip-version-check)
 "${PIP[@]}" --no-deps -r "$LOCK"
 VENV=$("$ROOT/test/llama-stack/venv.sh" "$RELEASE")
-DEPS=$(HOME="$WORK/home" "$VENV/bin/ogx" stack list-deps "$DISTRO" 2>/dev/null | head -1)
+# The first line, read to the end (head would close the pipe early: ogx then
+# dies of SIGPIPE, and with pipefail the build stopped without a word).
+DEPS=$(HOME="$WORK/home" "$VENV/bin/ogx" stack list-deps "$DISTRO" 2>"$WORK/list-deps.err" | sed -n 1p) ||
+  { log "ogx stack list-deps $DISTRO failed: $(tail -5 "$WORK/list-deps.err")"; exit 1; }
+[ -n "$DEPS" ] || { log "ogx stack list-deps $DISTRO printed nothing"; exit 1; }
 # shellcheck disable=SC2086 # the list is words
 set -- $DEPS
 KEEP=()

@@ -490,7 +490,7 @@ export async function benchTenant(runs = 3): Promise<boolean> {
     met &&= result.met;
   }
   table(
-    `7. One hostile tenant: the real server (${HOOK_DIR === "." ? `${DEFAULT_POOL_LIMITS.workers} workers` : `of ${HOOK_DIR}`}), load from this process, ${PHASE_MS / 1000} s alone then ${PHASE_MS / 1000} s beside it, median of ${runs} runs, ms`,
+    `9. One hostile tenant: the real server (${HOOK_DIR === "." ? `${DEFAULT_POOL_LIMITS.workers} workers` : `of ${HOOK_DIR}`}), load from this process, ${PHASE_MS / 1000} s alone then ${PHASE_MS / 1000} s beside it, median of ${runs} runs, ms`,
     [
       "scenario / row",
       "n beside",

@@ -508,7 +508,7 @@ export async function benchTenant(runs = 3): Promise<boolean> {
       `target: typical sync p99 beside ≤ 2× alone, /healthz p99 ≤ 50 ms: ${met ? "met" : "MISSED"}`,
     ],
   );
-  console.log("\n7b. Memory of the server with the body budget full and every worker busy");
+  console.log("\n9b. Memory of the server with the body budget full and every worker busy");
   for (const line of await memory()) console.log(line);
   return met;
 }

@@ -27,7 +27,7 @@ import { parse } from "yaml";
 import { BODY_BUDGET_BYTES } from "../src/server/body-budget.js";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool.js";
-import { buildRequest, type CaseFile } from "../test/golden/harness.js";
+import { buildRequest, type CaseFile } from "../test/support/harness.js";
 
 const MiB = 2 ** 20;
 /** The pod's memory limit (manifests/hook/deployment.yaml). */

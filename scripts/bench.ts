@@ -45,7 +45,7 @@ import { loadCatalog } from "../src/edge/load-catalog.js";
 import { createApp, poolOf } from "../src/server/app.js";
 import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
-import { buildRequest, type CaseFile } from "../test/golden/harness.js";
+import { buildRequest, type CaseFile } from "../test/support/harness.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";

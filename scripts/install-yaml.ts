@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { INSTALL_YAML, renderInstallYaml } from "../test/install/install-yaml.js";
-import { root } from "../test/install/tools.js";
+import { root } from "../test/support/tools.js";
 
 const binDir = execFileSync(join(root, "test", "k8s", "build.sh"), {
   encoding: "utf8",

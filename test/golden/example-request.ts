@@ -1,4 +1,4 @@
-import { buildRequest, loadCases } from "./harness.js";
+import { buildRequest, loadCases } from "../support/harness.js";
 
 const EXAMPLE_CASE = "ogx-us1-3-api-key-is-api-token";
 

@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { API_VERSION, GROUP, KIND } from "../../src/api/schema.js";
 import { isWarningReason } from "../../src/reasons.js";
-import { CASES_DIR } from "../golden/harness.js";
-import { argocdHealth, codeBlocks, docSection } from "./tools.js";
+import { CASES_DIR } from "../support/harness.js";
+import { argocdHealth, codeBlocks, docSection } from "../support/tools.js";
 
 interface Condition {
   type: string;

@@ -17,7 +17,7 @@ import request from "supertest";
 import { parse, parseAllDocuments } from "yaml";
 import { venvFor } from "../peers.js";
 import { schemaErrors, type Schema } from "./compositecontroller-schema.js";
-import { kubectl, root, thirdPartyCrdDir } from "./tools.js";
+import { kubectl, root, thirdPartyCrdDir } from "../support/tools.js";
 import {
   driveSyncs,
   EXPECTED_OUTCOMES,

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { releaseGateProblems } from "../../scripts/release/artifacts.js";
-import { root } from "./tools.js";
+import { root } from "../support/tools.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   version: string;

@@ -29,7 +29,7 @@ import { pino } from "pino";
 import type { KubeObject } from "../../src/api/hook.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
-import { kubectl, root } from "../install/tools.js";
+import { kubectl, root } from "../support/tools.js";
 import { serveV1alpha1, RESOURCE, V1, V2, type ConversionHook } from "./conversion-hook.js";
 import { waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";

@@ -32,7 +32,7 @@ import {
   setMetacontrollerIdentity,
   type MetacontrollerIdentity,
 } from "../install/metacontroller-identity.js";
-import { root, thirdPartyCrdDir } from "../install/tools.js";
+import { root, thirdPartyCrdDir } from "../support/tools.js";
 import { freePort } from "../net.js";
 import { stopProcess } from "./cluster.js";
 import { makeCertificates } from "./conversion-hook.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { API_VERSION, PLURAL } from "../../src/api/schema.js";
 import { RELATED_TYPES } from "../../src/children/types.js";
-import { commandLines, docSection, kubectl, root } from "../install/tools.js";
+import { commandLines, docSection, kubectl, root } from "../support/tools.js";
 import type { Kube } from "./kube.js";
 import { waitFor } from "./kube.js";
 

@@ -16,7 +16,7 @@ import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
 import { DEFAULT_IDENTITY, serviceAccountUser } from "../install/metacontroller-identity.js";
-import { root, thirdPartyCrdDir } from "../install/tools.js";
+import { root, thirdPartyCrdDir } from "../support/tools.js";
 import {
   copyTree,
   describeRun,

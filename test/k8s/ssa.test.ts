@@ -27,7 +27,7 @@ import { CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
 import { createApp } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { loadCases, runCase } from "../golden/harness.js";
+import { loadCases, runCase } from "../support/harness.js";
 import { restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
 import { Metacontroller, ssaPayload, type SyncRound } from "./metacontroller.js";
 import { cluster } from "./setup.js";

@@ -31,7 +31,7 @@ import { parse, stringify } from "yaml";
 import { SyncRequest } from "../../src/api/hook.js";
 import { sync } from "../../src/sync.js";
 import { YAML_OPTIONS } from "../../src/config/canonical.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
+import { configOf, containerEnv, syncContext } from "../support/harness.js";
 import { cluster } from "../k8s/setup.js";
 import type { Kube } from "../k8s/kube.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";

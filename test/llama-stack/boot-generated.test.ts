@@ -11,7 +11,7 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { SyncRequest } from "../../src/api/hook.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
+import { configOf, containerEnv, syncContext } from "../support/harness.js";
 import { sync } from "../../src/sync.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";

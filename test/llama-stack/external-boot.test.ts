@@ -21,7 +21,7 @@ import { dirname, join } from "node:path";
 import { parse } from "yaml";
 import { SyncRequest } from "../../src/api/hook.js";
 import { sync } from "../../src/sync.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
+import { configOf, containerEnv, syncContext } from "../support/harness.js";
 import { bootLlamaStack, type BootedStack, type BootFailure } from "./boot.js";
 import { installExternalProviders } from "./external.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";

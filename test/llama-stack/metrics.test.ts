@@ -21,7 +21,7 @@ import type { Service } from "kubernetes-types/core/v1.js";
 import { parse } from "yaml";
 import { SyncRequest, type SyncResponse } from "../../src/api/hook.js";
 import { sync } from "../../src/sync.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
+import { configOf, containerEnv, syncContext } from "../support/harness.js";
 import { freePort } from "../net.js";
 import { venvFor } from "../peers.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";

@@ -25,7 +25,7 @@ import { parse } from "yaml";
 import { SyncRequest } from "../../src/api/hook.js";
 import { TRUST } from "../../src/container.js";
 import { sync } from "../../src/sync.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
+import { configOf, containerEnv, syncContext } from "../support/harness.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
 

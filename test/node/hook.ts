@@ -26,7 +26,7 @@ import {
   setMetacontrollerIdentity,
   type MetacontrollerIdentity,
 } from "../install/metacontroller-identity.js";
-import { kubectl, thirdPartyCrdDir } from "../install/tools.js";
+import { kubectl, thirdPartyCrdDir } from "../support/tools.js";
 import { copyTree, describeRun, httpsCommands, kubectlEnv, runLines } from "../k8s/install-run.js";
 import { Kube, waitFor } from "../k8s/kube.js";
 import { Metacontroller, type WebhookTransport } from "../k8s/metacontroller.js";

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import type { KubeObject, SyncResponse } from "../../src/api/hook.js";
 import { SyncRequest } from "../../src/api/hook.js";
 import { sync } from "../../src/sync.js";
-import { applied, CHILD_GROUPS, syncContext } from "../golden/harness.js";
+import { applied, CHILD_GROUPS, syncContext } from "../support/harness.js";
 
 export const CANARY = "CANARY-s3cr3t-value-7f3a";
 

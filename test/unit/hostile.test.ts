@@ -15,7 +15,7 @@ import { CHILD_TYPES } from "../../src/children/types.js";
 import { createApp, poolOf } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync } from "../../src/sync.js";
-import { syncContext } from "../golden/harness.js";
+import { syncContext } from "../support/harness.js";
 import { applyAll, request, syncOk } from "./arbitraries.js";
 
 const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });

@@ -9,7 +9,7 @@ import { LAST_APPLIED_ANNOTATION } from "../../src/api/hook.js";
 import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
 import { createApp, poolOf } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { configOf } from "../golden/harness.js";
+import { configOf } from "../support/harness.js";
 import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
 
 const runs = { numRuns: 60 };

@@ -8,12 +8,12 @@ import { dirname, join, relative } from "node:path";
 import { parse } from "yaml";
 import { requestOf } from "../../src/cli/render.js";
 import { sync } from "../../src/sync.js";
-import { configOf, syncContext } from "../golden/harness.js";
+import { configOf, syncContext } from "../support/harness.js";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { ALL_REASONS } from "../../src/reasons.js";
 import { exampleRequestJson } from "../golden/example-request.js";
 import { docFiles, root } from "../docs/examples.js";
-import { docSection } from "../install/tools.js";
+import { docSection } from "../support/tools.js";
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
 

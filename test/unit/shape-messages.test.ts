@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { render, RenderError } from "../../src/cli/render.js";
 import { V1alpha1Spec } from "../../src/api/v1alpha1.js";
 import { V1ALPHA1_SPEC_FIELDS } from "../../src/shape-messages.js";
-import { syncContext } from "../golden/harness.js";
+import { syncContext } from "../support/harness.js";
 
 const NOW = new Date("2026-11-01T12:00:00Z");
 const HEAD =

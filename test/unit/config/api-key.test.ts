@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { parse } from "yaml";
 import { specKeyOf } from "../../../src/api/llama-apis.js";
 import { apiKeyTargets } from "../../../src/config/providers.js";
-import { configOf, syncContext } from "../../golden/harness.js";
+import { configOf, syncContext } from "../../support/harness.js";
 import { request, syncOk } from "../arbitraries.js";
 
 const catalog = syncContext().catalog;

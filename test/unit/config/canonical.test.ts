@@ -15,7 +15,7 @@ import {
   YAML_OPTIONS,
 } from "../../../src/config/canonical.js";
 import type { Json, JsonObject } from "../../../src/lib/json.js";
-import { CASES_DIR } from "../../golden/harness.js";
+import { CASES_DIR } from "../../support/harness.js";
 import { catalog } from "./fixtures.js";
 
 /** What the yaml package writes: the reference. */

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import request from "supertest";
 import { BODY_LIMIT_BYTES, createApp } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { buildRequest, loadCases } from "../../golden/harness.js";
+import { buildRequest, loadCases } from "../../support/harness.js";
 import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
 
 const catalog = loadCatalog();

@@ -16,7 +16,7 @@ import { createApp, poolOf } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync } from "../../src/sync.js";
 import { syncContext } from "../support/harness.js";
-import { applyAll, request, syncOk } from "./arbitraries.js";
+import { applyAll, request, syncOk } from "../support/request.js";
 
 const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
 

@@ -10,7 +10,8 @@ import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
 import { createApp, poolOf } from "../../src/server/app.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { configOf } from "../support/harness.js";
-import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
+import { applyAll, CANARY, request, syncOk } from "../support/request.js";
+import { validSpec } from "./arbitraries.js";
 
 const runs = { numRuns: 60 };
 

@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { sync } from "../../../src/sync.js";
 import { syncContext } from "../../support/harness.js";
-import { applyAll, request, syncOk } from "../arbitraries.js";
+import { applyAll, request, syncOk } from "../../support/request.js";
 import { ACCEPTED_WORKLOAD, POD_RULE_ROWS } from "./pod-rules-rows.js";
 
 const base = {

@@ -6,7 +6,7 @@ import request from "supertest";
 import { BODY_LIMIT_BYTES, createApp } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { buildRequest, loadCases } from "../../support/harness.js";
-import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
+import { CANARY, canarySecrets, request as syncRequest } from "../../support/request.js";
 
 const catalog = loadCatalog();
 

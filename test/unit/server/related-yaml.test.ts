@@ -9,7 +9,7 @@ import request from "supertest";
 import type { KubeObject } from "../../../src/api/hook.js";
 import { createApp, poolOf } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { request as syncRequest } from "../arbitraries.js";
+import { request as syncRequest } from "../../support/request.js";
 
 const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
 

@@ -31,6 +31,7 @@ import { copyTree, describeRun, httpsCommands, kubectlEnv, runLines } from "../k
 import { Kube, waitFor } from "../k8s/kube.js";
 import { Metacontroller, type WebhookTransport } from "../k8s/metacontroller.js";
 import { loadPeers } from "../peers.js";
+import { rolledOutReplicas, type ObservedDeployment } from "../support/rollout.js";
 import { issue, makeCa } from "../pki.js";
 import type { NodeCluster } from "./node.js";
 import { podLog, podMemory, podProcesses, podsBySelector, type PodView } from "./pods.js";
@@ -415,29 +416,12 @@ function servingSecret(dnsNames: string[]): Record<string, string> {
   }
 }
 
-type RawDeployment = KubeObject & {
-  spec: { replicas?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    updatedReplicas?: number;
-    availableReplicas?: number;
-  };
-};
-
 /** The hook's Deployment rolled out as its controller reports, and only its current pods left (none terminating). */
 export async function hookRolledOut(kube: Kube): Promise<PodView[] | undefined> {
-  const d = (await kube.get("apps/v1", "deployments", HOOK_NS, HOOK)) as RawDeployment | undefined;
-  const s = d?.status;
-  const want = d?.spec.replicas ?? 1;
-  if (
-    s === undefined ||
-    (s.observedGeneration ?? 0) < (d?.metadata.generation ?? 1) ||
-    s.updatedReplicas !== want ||
-    s.replicas !== want ||
-    s.availableReplicas !== want
-  )
-    return undefined;
+  const d = (await kube.get("apps/v1", "deployments", HOOK_NS, HOOK)) as
+    ObservedDeployment | undefined;
+  const want = rolledOutReplicas(d);
+  if (want === undefined) return undefined;
   const pods = await podsBySelector(kube, HOOK_NS, HOOK_SELECTOR);
   return pods.length === want && pods.every((p) => p.ready && !p.deleting) ? pods : undefined;
 }

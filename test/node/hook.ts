@@ -32,6 +32,7 @@ import { Kube, waitFor } from "../k8s/kube.js";
 import { Metacontroller, type WebhookTransport } from "../k8s/metacontroller.js";
 import { loadPeers } from "../peers.js";
 import { rolledOutReplicas, type ObservedDeployment } from "../support/rollout.js";
+import { readWatch } from "../support/watch.js";
 import { issue, makeCa } from "../pki.js";
 import type { NodeCluster } from "./node.js";
 import { podLog, podMemory, podProcesses, podsBySelector, type PodView } from "./pods.js";
@@ -219,28 +220,19 @@ class KubeProxy {
       ),
       { ca: this.api.ca, headers: { authorization: `Bearer ${this.api.token}` }, agent: false },
       (res) => {
-        let buffer = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          let nl: number;
-          while ((nl = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
-            if (line === "") continue;
-            const event = JSON.parse(line) as { type: string; object: RawSlice };
-            if (event.type === "ERROR") {
-              // e.g. 410 Gone: the resourceVersion is too old.
-              again();
-              req.destroy();
-              return;
-            }
-            rv = event.object.metadata.resourceVersion ?? rv;
-            if (event.type === "BOOKMARK") continue;
-            if (event.type === "DELETED") this.slices.delete(event.object.metadata.name);
-            else this.slices.set(event.object.metadata.name, event.object);
-            this.note();
+        readWatch<RawSlice>(res, (event) => {
+          if (event.type === "ERROR") {
+            // e.g. 410 Gone: the resourceVersion is too old.
+            again();
+            req.destroy();
+            return true;
           }
+          rv = event.object.metadata.resourceVersion ?? rv;
+          if (event.type === "BOOKMARK") return false;
+          if (event.type === "DELETED") this.slices.delete(event.object.metadata.name);
+          else this.slices.set(event.object.metadata.name, event.object);
+          this.note();
+          return false;
         });
         res.on("end", again);
         res.on("error", again);

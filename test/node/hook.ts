@@ -21,13 +21,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { KubeObject } from "../../src/api/hook.js";
-import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
 import {
   setMetacontrollerIdentity,
   type MetacontrollerIdentity,
 } from "../install/metacontroller-identity.js";
-import { kubectl, thirdPartyCrdDir } from "../support/tools.js";
-import { copyTree, describeRun, httpsCommands, kubectlEnv, runLines } from "../k8s/install-run.js";
+import { kubectl } from "../support/tools.js";
+import {
+  copyTree,
+  describeRun,
+  httpsCommands,
+  installMetacontroller,
+  kubectlEnv,
+  runLines,
+  thirdPartyCrdLines,
+} from "../k8s/install-run.js";
 import { Kube, waitFor } from "../k8s/kube.js";
 import { Metacontroller, type WebhookTransport } from "../k8s/metacontroller.js";
 import { loadPeers } from "../peers.js";
@@ -45,13 +52,7 @@ const MC_IDENTITY: MetacontrollerIdentity = {
   namespace: "mc-system",
   serviceAccount: "mc-controller",
 };
-const CRD_API = "apiextensions.k8s.io/v1";
 const CC_API = "metacontroller.k8s.io/v1alpha1";
-const THIRD_PARTY_CRDS = [
-  "compositecontrollers.metacontroller.k8s.io",
-  "issuers.cert-manager.io",
-  "certificates.cert-manager.io",
-];
 /** Go's http.DefaultTransport, which Metacontroller's webhook transport clones: MaxIdleConnsPerHost. */
 const GO_MAX_IDLE_CONNS_PER_HOST = 2;
 
@@ -449,38 +450,10 @@ export async function installHook(node: NodeCluster, work: string): Promise<InCl
   const importMs = await node.importImage(image);
 
   // What installing Metacontroller elsewhere and cert-manager's CRDs leave.
-  await kube.mustCreate("v1", "namespaces", {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name: identity.namespace },
-  });
-  await kube.mustCreate("v1", "serviceaccounts", {
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name: identity.serviceAccount, namespace: identity.namespace },
-  });
-  const cc = await kube.apply(
-    CRD_API,
-    "customresourcedefinitions",
-    compositeControllerCrd() as KubeObject,
-    {
-      fieldManager: "llsd-test",
-      force: true,
-    },
-  );
-  if (cc.status >= 300) throw new Error(`the CompositeController CRD: ${JSON.stringify(cc.body)}`);
+  await installMetacontroller(kube, [identity]);
   mkdirSync(work, { recursive: true });
   const env = kubectlEnv(work, node.cp.kubeconfig);
-  const crds = runLines(
-    [
-      `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
-      `kubectl wait --for=condition=Established --timeout=60s ${THIRD_PARTY_CRDS.map(
-        (c) => `crd/${c}`,
-      ).join(" ")}`,
-    ],
-    work,
-    env,
-  );
+  const crds = runLines(thirdPartyCrdLines(), work, env);
   if (crds.status !== 0) throw new Error(`the third-party CRDs:\n${describeRun(crds)}`);
 
   // The user's part: a copy of the tree, Metacontroller's identity set in its one place,

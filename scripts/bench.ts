@@ -23,6 +23,9 @@
 //   9. one hostile tenant beside typical parents, and the memory with the
 //      body budget full and every worker busy (scripts/bench-tenant.ts): the
 //      one section with a target, exiting non-zero when it is missed.
+//  10. bounds the tests check by outcome, not by time: how soon the hook cuts
+//      stalled clients at its default timeouts, and the bounded YAML reader on
+//      hostile text (scripts/bench-bounds.ts).
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -50,6 +53,7 @@ import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
 import { benchTenant } from "./bench-tenant.js";
+import { benchBounds } from "./bench-bounds.js";
 
 const catalog = loadCatalog();
 const ctx = { catalog, generate: generateConfig };
@@ -664,6 +668,7 @@ if (wanted(6)) await benchMemory({ build: false });
 if (wanted(7)) await benchScale({ build: false });
 if (wanted(8)) await benchRestart();
 if (wanted(9) && !(await benchTenant())) process.exitCode = 1;
+if (wanted(10)) await benchBounds();
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

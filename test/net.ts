@@ -1,6 +1,7 @@
 // A free TCP port on loopback, for the servers the tests start (the hook,
-// Llama Stack, etcd, kube-apiserver). Nothing listens beyond 127.0.0.1.
-import { createServer } from "node:net";
+// Llama Stack, etcd, kube-apiserver), and waiting until one listens. Nothing
+// listens beyond 127.0.0.1.
+import { connect, createServer } from "node:net";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -15,4 +16,19 @@ export function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** Waits until something accepts connections on 127.0.0.1:`port` (a server just spawned), up to 20 s. */
+export async function waitForPort(port: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const socket = connect(port, "127.0.0.1");
+    const ok = await new Promise<boolean>((resolve) => {
+      socket.on("connect", () => resolve(true));
+      socket.on("error", () => resolve(false));
+    });
+    socket.destroy();
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listened on 127.0.0.1:${port} within 20 s`);
 }

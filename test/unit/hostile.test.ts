@@ -161,7 +161,7 @@ describe("hostile children (property tests)", () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 20261216 },
     );
   });
 });
@@ -342,7 +342,7 @@ describe("hostile children under server-side apply (property tests)", () => {
           }
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 200, seed: 20261217 },
     );
   });
 });

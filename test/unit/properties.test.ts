@@ -36,7 +36,7 @@ describe("hook invariants (property tests)", () => {
         );
         expect(configOf(res)).to.be.a("string");
       }),
-      runs,
+      { ...runs, seed: 20261218 },
     );
   });
 
@@ -49,7 +49,7 @@ describe("hook invariants (property tests)", () => {
         expect(b).to.equal(a);
         expect(c).to.equal(a);
       }),
-      runs,
+      { ...runs, seed: 20261219 },
     );
   });
 
@@ -60,7 +60,7 @@ describe("hook invariants (property tests)", () => {
         expect(text).not.to.include(CANARY);
         expect(text).not.to.include(Buffer.from(CANARY).toString("base64").slice(0, 16));
       }),
-      runs,
+      { ...runs, seed: 20261220 },
     );
   });
 
@@ -93,7 +93,7 @@ describe("hook invariants (property tests)", () => {
           }
         }
       }),
-      runs,
+      { ...runs, seed: 20261221 },
     );
   });
 
@@ -112,7 +112,7 @@ describe("hook invariants (property tests)", () => {
         );
         expect(JSON.stringify(third)).to.equal(JSON.stringify(second));
       }),
-      runs,
+      { ...runs, seed: 20261222 },
     );
   });
 
@@ -169,7 +169,7 @@ describe("hook invariants (property tests)", () => {
         expect(res.children).to.deep.equal(lastApplied);
         expect((res.status as { phase: string }).phase).to.equal("Failed");
       }),
-      runs,
+      { ...runs, seed: 20261223 },
     );
   });
   it("any generated edit the schema rejects returns exactly the last-applied children", () => {
@@ -204,7 +204,7 @@ describe("hook invariants (property tests)", () => {
           expect((res.status as { phase: string }).phase).to.equal("Failed");
         },
       ),
-      runs,
+      { ...runs, seed: 20261224 },
     );
   });
 
@@ -239,7 +239,7 @@ describe("hook invariants (property tests)", () => {
           expect(seen).not.to.include(encoded);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 40, seed: 20261225 },
     );
   });
 });

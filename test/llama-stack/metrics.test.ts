@@ -11,18 +11,16 @@
 //    OTLP/HTTP protobuf to <endpoint>/v1/metrics, decoded with the
 //    opentelemetry-proto classes from its venv, named as OTEL_SERVICE_NAME says.
 import { expect } from "chai";
-import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
-import { join } from "node:path";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Service } from "kubernetes-types/core/v1.js";
 import { freePort } from "../net.js";
-import { venvFor } from "../peers.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
 import { generate, llsd, vllmCreds, vllmStarter, type Generated } from "./generated.js";
+import { python } from "./python.js";
 
 const model = "meta-llama/Llama-3.2-3B-Instruct";
 const NAME = "metered";
@@ -32,17 +30,6 @@ const NAMESPACE = "team-a";
 function generateWith(endpoint: string, release: string, monitoring: unknown): Generated {
   const spec = { ...vllmStarter(release, endpoint, model), monitoring };
   return generate(llsd(NAME, NAMESPACE, spec), [vllmCreds(NAMESPACE)]);
-}
-
-function python(release: string, script: string, input: string | Buffer): string {
-  const run = spawnSync(join(venvFor(release), "bin", "python"), ["-c", script], {
-    input,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 60_000,
-  });
-  if (run.status !== 0) throw new Error(`python failed (${run.status}):\n${run.stderr}`);
-  return run.stdout;
 }
 
 interface Family {
@@ -270,10 +257,5 @@ for rm in req.resource_metrics:
     metrics += [m.name for sm in rm.scope_metrics for m in sm.metrics]
 print(json.dumps({"service": service, "metrics": metrics}))
 `;
-  const run = spawnSync(join(venvFor("0.7.3"), "bin", "python"), ["-c", script], {
-    input: body,
-    timeout: 60_000,
-  });
-  if (run.status !== 0) throw new Error(`decoding the push failed:\n${run.stderr.toString()}`);
-  return JSON.parse(run.stdout.toString()) as Exported;
+  return JSON.parse(python("0.7.3", script, body)) as Exported;
 }

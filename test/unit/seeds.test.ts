@@ -1,7 +1,8 @@
 // The suite's verdict does not depend on the run: every fast-check property
-// in test/ and scripts/ runs from a seed written where it is asserted, so a
-// failure replays as it came (fast-check prints the seed and the path) and a
-// second run gives the same verdict. A new property without one fails here.
+// (and sample) in test/ and scripts/ runs from a seed written where it is
+// asserted, so a failure replays as it came (fast-check prints the seed and
+// the path) and a second run gives the same verdict. A new property without
+// one fails here.
 import { expect } from "chai";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -19,12 +20,15 @@ function tsFiles(dir: string): string[] {
   );
 }
 
-/** `file:line` of each fc.assert or fc.check call whose options do not name a seed. */
-function unseeded(file: string): { at: string; seeded: boolean }[] {
+/** `file:line` of each fc.assert, fc.check or fc.sample call, and whether its options name a seed. */
+function propertiesIn(file: string): { at: string; seeded: boolean }[] {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
   const calls: { at: string; seeded: boolean }[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && /^fc\.(assert|check)$/.test(node.expression.getText(source))) {
+    if (
+      ts.isCallExpression(node) &&
+      /^fc\.(assert|check|sample)$/.test(node.expression.getText(source))
+    ) {
       const options = node.arguments[1];
       const seeded =
         options !== undefined &&
@@ -42,8 +46,10 @@ function unseeded(file: string): { at: string; seeded: boolean }[] {
 }
 
 describe("every property is seeded", () => {
-  it("each fc.assert and fc.check in test/ and scripts/ passes seed: in its options", () => {
-    const calls = [join(root, "test"), join(root, "scripts")].flatMap(tsFiles).flatMap(unseeded);
+  it("each fc.assert, fc.check and fc.sample in test/ and scripts/ passes seed: in its options", () => {
+    const calls = [join(root, "test"), join(root, "scripts")]
+      .flatMap(tsFiles)
+      .flatMap(propertiesIn);
     expect(calls.length, "properties found").to.be.greaterThan(30);
     expect(calls.filter((c) => !c.seeded).map((c) => c.at)).to.deep.equal([]);
   });

@@ -17,12 +17,6 @@ import { docSection } from "../support/tools.js";
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
 
-/**
- * Links to files another branch writes: a link to one is not checked until
- * the file exists (docs/architecture.md comes with the layering work).
- */
-const WRITTEN_ELSEWHERE = new Set(["docs/architecture.md"]);
-
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
   return heading
@@ -129,7 +123,6 @@ describe("docs", () => {
       for (const target of linksOf(file)) {
         const [path = "", anchor] = target.split("#");
         const resolved = path === "" ? file : relative(root, join(root, dirname(file), path));
-        if (WRITTEN_ELSEWHERE.has(resolved) && !existsSync(join(root, resolved))) continue;
         expect(existsSync(join(root, resolved)), `${file}: ${target}`).to.equal(true);
         if (anchor !== undefined)
           expect([...anchorsOf(resolved)], `${file}: ${target}`).to.include(anchor);

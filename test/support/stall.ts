@@ -31,5 +31,13 @@ export const STALLED_HEADERS = "POST /sync HTTP/1.1\r\nHost: x\r\n";
 /** Whole headers and one byte of a 100-byte body: cut by the request timeout. */
 export const STALLED_BODY =
   "POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
-/** What Node writes to a client it cuts for either timeout. */
-export const REQUEST_TIMEOUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
+/** How a client cut by either timeout ends: Node's 408, then the server closes. */
+export const CUT_BY_TIMEOUT: Cut = {
+  answer: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n",
+  endedByServer: true,
+};
+
+/** A client stalled in its headers and one stalled in its body, at once: how each was cut. */
+export function stallBoth(port: number): Promise<Cut[]> {
+  return Promise.all([stallUntilCut(port, STALLED_HEADERS), stallUntilCut(port, STALLED_BODY)]);
+}

@@ -75,7 +75,7 @@ function invalid(problems: Problem[], warnings: Warning[] = []): Resolution {
 
 /**
  * Problems of every failed check, in condition order; `plan` is the children's
- * plan (sync.ts), reported with the spec's validation.
+ * plan (return-children.ts), reported with the spec's validation.
  */
 export function problemsOf(resolution: Resolution, plan: Check | undefined): Problem[] {
   const { validation, references, config } = resolution;

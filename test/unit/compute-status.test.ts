@@ -2,7 +2,8 @@
 // a failure's detail stated once, warnings each a condition of their own.
 import { expect } from "chai";
 import type { Status } from "../../src/api/status.js";
-import { computeStatus, type Returned } from "../../src/compute-status.js";
+import { computeStatus } from "../../src/compute-status.js";
+import type { Returned } from "../../src/return-children.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
 import { problem, warning } from "../../src/problems.js";
 import { Reason } from "../../src/reasons.js";

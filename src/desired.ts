@@ -1,7 +1,7 @@
 // What should run, worked out once from a valid spec by resolve() (src/resolve.ts).
 // Every later stage (children, status) reads these facts; none works them out again.
 import type { Spec } from "./api/schema.js";
-import type { Ingress, ServerTls } from "./api/workload.js";
+import type { Ingress, ServerTls } from "./api/networking.js";
 import type { ResolvedDistribution } from "./config/distribution.js";
 import type { GeneratedConfig } from "./config/generate.js";
 import type { Reference } from "./references.js";

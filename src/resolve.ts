@@ -4,7 +4,8 @@
 import type { KubeObject } from "./api/hook.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/workload.js";
+import { DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/networking.js";
+import { DEFAULT_DATA_DIR } from "./api/workload.js";
 import type { Desired, DesiredConfig } from "./desired.js";
 import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import { specBindings, type SpecBindings } from "./config/bindings.js";

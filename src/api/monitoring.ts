@@ -7,7 +7,8 @@
 // 0.7.3). src/children/monitoring.ts turns this into env, ports and children.
 import { z } from "zod";
 import { rule, withRules } from "./rules.js";
-import { AllowedFrom, stringMap } from "./workload.js";
+import { AllowedFrom } from "./networking.js";
+import { stringMap } from "./workload.js";
 
 /** OGX's own default metrics port (the OpenTelemetry Prometheus exporter's convention). */
 const DEFAULT_METRICS_PORT = 9464;

@@ -4,7 +4,7 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { NetworkPolicyPeer } from "kubernetes-types/networking/v1.js";
 import type { KubeObject } from "../api/hook.js";
-import type { Networking } from "../api/workload.js";
+import type { Networking } from "../api/networking.js";
 import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";

@@ -3,7 +3,7 @@
 // in the release's shape. A resource the base already has is replaced, never
 // duplicated.
 import { REMOVED_APIS } from "../api/llama-apis.js";
-import type { Resources } from "../api/schema.js";
+import type { Resources } from "../api/resources.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";

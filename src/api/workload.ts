@@ -4,6 +4,7 @@ import type {
   Affinity,
   EnvVar,
   LocalObjectReference,
+  PodSpec,
   ResourceRequirements,
   Toleration,
   TopologySpreadConstraint,
@@ -140,6 +141,47 @@ export const stringMap = (what: string) =>
     )
     .meta({ maxProperties: 64 });
 
+/** Schemas of pod spec fields, each under its PodSpec name and of its PodSpec type. */
+type PodFieldSchemas = { readonly [K in keyof PodSpec]?: z.ZodType<PodSpec[K]> };
+
+/**
+ * The pod fields spec.workload.overrides passes to the Deployment's pod spec as
+ * they are, under their PodSpec names (spec.workload's own are
+ * WORKLOAD_POD_FIELDS). A field added to either group is in the schema,
+ * picked by podFieldsOf and spread into the pod spec (children/deployment.ts
+ * buildPodSpec): nothing copies it by hand (docs/architecture.md, "Adding a
+ * spec field").
+ */
+const OVERRIDES_POD_FIELDS = {
+  imagePullSecrets: z
+    .array(k8sType<LocalObjectReference>("LocalObjectReference"))
+    .min(1)
+    .max(16)
+    .optional()
+    .describe("Secrets for pulling the image."),
+  nodeSelector: stringMap("label").optional().describe("Node labels the pods require."),
+  tolerations: z
+    .array(k8sType<Toleration>("Toleration"))
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Tolerations of the pods."),
+  affinity: k8sType<Affinity>("Affinity").optional().describe("Affinity of the pods."),
+} satisfies PodFieldSchemas;
+
+/** The pod fields spec.workload itself passes through (see OVERRIDES_POD_FIELDS). */
+const WORKLOAD_POD_FIELDS = {
+  terminationGracePeriodSeconds: z
+    .number()
+    .int()
+    .min(1, "must be between 1 and 3600 (0 would kill the requests in flight at once)")
+    .max(3600, "must be between 1 and 3600")
+    .optional()
+    .describe(
+      "Seconds a stopping pod has to finish the requests in flight (such as long streamed responses) before it is killed: the pod's terminationGracePeriodSeconds (1-3600; default: Kubernetes' 30).",
+    ),
+} satisfies PodFieldSchemas;
+
 export const Overrides = z
   .strictObject({
     serviceAccountName: z
@@ -181,20 +223,7 @@ export const Overrides = z
       .max(64)
       .optional()
       .describe("Extra mounts in the server container."),
-    imagePullSecrets: z
-      .array(k8sType<LocalObjectReference>("LocalObjectReference"))
-      .min(1)
-      .max(16)
-      .optional()
-      .describe("Secrets for pulling the image."),
-    nodeSelector: stringMap("label").optional().describe("Node labels the pods require."),
-    tolerations: z
-      .array(k8sType<Toleration>("Toleration"))
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Tolerations of the pods."),
-    affinity: k8sType<Affinity>("Affinity").optional().describe("Affinity of the pods."),
+    ...OVERRIDES_POD_FIELDS,
     podLabels: stringMap("label")
       .optional()
       .describe("Extra pod labels (app.kubernetes.io/* are reserved)."),
@@ -244,15 +273,7 @@ export const Workload = withRules(
         .describe(
           "How pods spread over nodes and zones; a constraint without labelSelector selects this server's pods.",
         ),
-      terminationGracePeriodSeconds: z
-        .number()
-        .int()
-        .min(1, "must be between 1 and 3600 (0 would kill the requests in flight at once)")
-        .max(3600, "must be between 1 and 3600")
-        .optional()
-        .describe(
-          "Seconds a stopping pod has to finish the requests in flight (such as long streamed responses) before it is killed: the pod's terminationGracePeriodSeconds (1-3600; default: Kubernetes' 30).",
-        ),
+      ...WORKLOAD_POD_FIELDS,
       overrides: Overrides.optional(),
     })
     .describe("How the server runs."),
@@ -271,3 +292,30 @@ export const Workload = withRules(
   ],
 );
 export type Workload = z.infer<typeof Workload>;
+
+/** The pod fields a workload passes through: OVERRIDES_POD_FIELDS and WORKLOAD_POD_FIELDS. */
+export type PodFields = {
+  [K in keyof typeof OVERRIDES_POD_FIELDS | keyof typeof WORKLOAD_POD_FIELDS]?:
+    PodSpec[K] | undefined;
+};
+
+const OVERRIDES_POD_KEYS = z.strictObject(OVERRIDES_POD_FIELDS).keyof().options;
+const WORKLOAD_POD_KEYS = z.strictObject(WORKLOAD_POD_FIELDS).keyof().options;
+
+/** `keys` of `from`, each as it is. */
+function pick<T extends object, K extends keyof T>(
+  from: T | undefined,
+  keys: readonly K[],
+): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  if (from !== undefined) for (const key of keys) out[key] = from[key];
+  return out;
+}
+
+/** The pod fields a workload sets, for the pod spec as they are. */
+export function podFieldsOf(workload: Workload | undefined): PodFields {
+  return {
+    ...pick(workload, WORKLOAD_POD_KEYS),
+    ...pick(workload?.overrides, OVERRIDES_POD_KEYS),
+  };
+}

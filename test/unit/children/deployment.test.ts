@@ -360,9 +360,9 @@ describe("buildDeployment", () => {
         "SQLITE_STORE_DIR",
       ]));
     it("terminationGracePeriodSeconds on the pod, only when set", () => {
-      expect(pod({ terminationGracePeriodSeconds: 120 })?.terminationGracePeriodSeconds).to.equal(
-        120,
-      );
+      expect(
+        pod({ pod: { terminationGracePeriodSeconds: 120 } })?.terminationGracePeriodSeconds,
+      ).to.equal(120);
       expect(pod({})).to.not.have.property("terminationGracePeriodSeconds");
       expect(container({})?.ports).to.have.length(1);
     });

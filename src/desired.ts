@@ -17,8 +17,8 @@ export interface Desired {
   namespace: string;
   spec: Spec;
   distribution: ResolvedDistribution;
-  /** What distribution.release means for the pod (releaseFacts). */
-  releaseFacts: ReleaseFacts;
+  /** What distribution.release means (release.ts); undefined for a custom image's unknown release. */
+  releaseFacts: ReleaseFacts | undefined;
   port: number;
   /** The server's own TLS, when on (serverTlsOf). */
   tls: ServerTls | undefined;

@@ -64,7 +64,7 @@ export interface DeploymentInput extends LayoutInput {
   /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
   recreate: boolean;
   tls: { secretName: string; requireClientCertificate: boolean } | undefined;
-  // From LayoutInput: ogx (also the start command), port, configMapName
+  // From LayoutInput: releaseFacts (also the start command), port, configMapName
   // (generated or spec.overrideConfig), dataDir, pvcName, authCa (the file the
   // config's tls_cafile names), caBundle (spec.trust's, mounted at TRUST_FILE
   // and named by TRUST.env) and monitoringEnv.
@@ -99,7 +99,7 @@ function setsOtel(input: DeploymentInput): boolean {
 
 /** The container's command: the user's, else the server's own for a pinned OGX image (container.ts). */
 function commandOf(input: DeploymentInput): string[] | undefined {
-  return input.command ?? serverCommand(input.ogx, input.pinnedImage, setsOtel(input));
+  return input.command ?? serverCommand(input.releaseFacts, input.pinnedImage, setsOtel(input));
 }
 
 /** What the start command needs in the environment: the wrapper's disabled instrumentations. */

@@ -69,7 +69,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): Required<DeploymentI
     ...owner,
     image: desired.distribution.image,
     release: desired.distribution.release,
-    ogx: desired.releaseFacts.ogx,
+    releaseFacts: desired.releaseFacts,
     pinnedImage: desired.distribution.name !== undefined,
     port: desired.port,
     configMapName:
@@ -99,7 +99,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): Required<DeploymentI
     podLabels: overrides?.podLabels,
     podAnnotations: overrides?.podAnnotations,
     metricsPort: spec.monitoring?.metrics?.port,
-    monitoringEnv: monitoringEnv(spec.monitoring, desired.releaseFacts.ogx, owner),
+    monitoringEnv: monitoringEnv(spec.monitoring, desired.releaseFacts?.ogx, owner),
     caBundle: spec.trust?.caBundle,
   };
 }

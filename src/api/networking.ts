@@ -133,7 +133,24 @@ export const AllowedFrom = z
     "Restrict who may connect with a NetworkPolicy. Without allowedFrom no NetworkPolicy is created and the server is reachable as any Service is.",
   );
 
-type NetworkingShape = { allowedFrom?: { namespaces?: unknown; labels?: unknown } | undefined };
+type WithAllowedFrom = { allowedFrom?: { namespaces?: unknown; labels?: unknown } | undefined };
+
+/**
+ * An allowedFrom that names no namespace and no label key is refused: an
+ * empty peer list would admit every source. `message` says where and the fix.
+ */
+export function allowedFromNamesAPeer(id: string, message: string) {
+  return rule<WithAllowedFrom>({
+    id,
+    cel: "!has(self.allowedFrom) || has(self.allowedFrom.namespaces) || has(self.allowedFrom.labels)",
+    message,
+    fieldPath: ".allowedFrom",
+    check: (o) =>
+      o.allowedFrom === undefined ||
+      o.allowedFrom.namespaces !== undefined ||
+      o.allowedFrom.labels !== undefined,
+  });
+}
 
 export const Networking = withRules(
   z
@@ -154,17 +171,10 @@ export const Networking = withRules(
     })
     .describe("How the server is reached."),
   [
-    rule<NetworkingShape>({
-      id: "allowed-from-names-a-peer",
-      cel: "!has(self.allowedFrom) || has(self.allowedFrom.namespaces) || has(self.allowedFrom.labels)",
-      message:
-        'spec.networking.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove allowedFrom',
-      fieldPath: ".allowedFrom",
-      check: (n) =>
-        n.allowedFrom === undefined ||
-        n.allowedFrom.namespaces !== undefined ||
-        n.allowedFrom.labels !== undefined,
-    }),
+    allowedFromNamesAPeer(
+      "allowed-from-names-a-peer",
+      'spec.networking.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove allowedFrom',
+    ),
   ],
 );
 export type Networking = z.infer<typeof Networking>;

@@ -132,9 +132,13 @@ export function releaseFacts(release: string | undefined): ReleaseFacts | undefi
     metricsEndpoint = row.metricsEndpoint ?? metricsEndpoint;
     parseMigrations.push(...(row.parses ?? []));
   }
-  const ogx = product === "OGX";
   return Object.freeze({
-    ...{ release, product, ogx, env, command, metricsEndpoint },
+    release,
+    product,
+    ogx: product === "OGX",
+    env,
+    command,
+    metricsEndpoint,
     parseMigrations: Object.freeze(parseMigrations),
   });
 }

@@ -7,7 +7,7 @@
 // The bytes are those of the yaml package's `stringify` with YAML_OPTIONS,
 // except for strings the server's YAML reader (PyYAML) would refuse or read
 // back changed as yaml writes them: those are double-quoted and escaped
-// (readableByPyYaml; ADR 5). A direct writer produces the bytes for the
+// (departsFromYaml; ADR 5). A direct writer produces the bytes for the
 // documents llsd-hook generates (block maps and lists, plain, quoted and
 // literal-block scalars), about twenty times faster; anything outside what it
 // knows to write exactly (an unusual key, a control character, a block scalar

@@ -23,7 +23,7 @@ const version = (
 ).version;
 
 function cli(args: string[]) {
-  return spawnSync("node", ["--import", "tsx", join(root, "src", "cli", "main.ts"), ...args], {
+  return spawnSync("node", ["--import", "tsx", join(root, "src", "cli", "start.ts"), ...args], {
     cwd: root,
     encoding: "utf8",
   });
@@ -110,7 +110,7 @@ describe("llsd-hook commands", function () {
       expect(run.status).to.equal(2);
       expect(run.stdout).to.equal("");
       expect(run.stderr).to.equal(
-        `llsd-hook: ${realpathSync(dir)}/dist/cli/main.js is missing: run "npm run build" in ${realpathSync(dir)} first\n`,
+        `llsd-hook: ${realpathSync(dir)}/dist/cli/start.js is missing: run "npm run build" in ${realpathSync(dir)} first\n`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // The CLI's own answers, as a user meets them: --version prints package.json's
-// version, --help (also after render) prints the usage, both exit 0; and
+// version, --help (also after render or request) prints the usage, both exit 0; and
 // bin/llsd-hook right after `npm ci`, before any build, runs from the sources
 // through tsx, or, without them, names the command to run — never a stack trace.
 import { expect } from "chai";
@@ -53,11 +53,17 @@ describe("llsd-hook commands", function () {
       expect(run.status).to.equal(0);
     });
 
-  for (const args of [["--help"], ["-h"], ["render", "--help"], ["render", "-h"]])
+  for (const args of [
+    ["--help"],
+    ["-h"],
+    ["render", "--help"],
+    ["render", "-h"],
+    ["request", "-h"],
+  ])
     it(`${args.join(" ")} prints the usage on stdout and exits 0`, () => {
       const run = cli(args);
       expect(run.stdout).to.match(
-        /^usage: llsd-hook render <cr\.yaml\|->\n {7}llsd-hook --version\n/,
+        /^usage: llsd-hook render <cr\.yaml\|->\n {7}llsd-hook request <cr\.yaml\|-> .*\n.*\n {7}llsd-hook --version\n/,
       );
       expect(run.stderr).to.equal("");
       expect(run.status).to.equal(0);

@@ -158,14 +158,7 @@ export function requestOf(
     );
   const converted = found["apiVersion"] === V1ALPHA1_API_VERSION;
   const cr = converted ? fromV1alpha1(found, source) : found;
-  const metadata = {
-    namespace: options.namespace ?? "default",
-    ...((cr["metadata"] ?? {}) as Record<string, unknown>),
-  };
-  if (options.namespace !== undefined && metadata.namespace !== options.namespace)
-    throw new RenderError(
-      `${source}: metadata.namespace: ${String(metadata.namespace)} differs from --namespace ${options.namespace}; give one of them, or the same in both (as kubectl requires)`,
-    );
+  const metadata = metadataOf(cr, source, options.namespace);
   const parsedSpec = LlamaStackDistributionSpec.safeParse(cr["spec"]);
   const refs = parsedSpec.success
     ? collectReferences(parsedSpec.data, specBindings(parsedSpec.data))
@@ -200,6 +193,23 @@ export function requestOf(
         .join("\n"),
     );
   return { request: parsed.data, refs: assumed, namespace, converted, fromFile: [...given] };
+}
+
+/** The resource's metadata, its namespace defaulted as kubectl does: `namespace` (--namespace), else "default". */
+function metadataOf(
+  cr: Record<string, unknown>,
+  source: string,
+  namespace: string | undefined,
+): Record<string, unknown> {
+  const metadata = {
+    namespace: namespace ?? "default",
+    ...((cr["metadata"] ?? {}) as Record<string, unknown>),
+  };
+  if (namespace !== undefined && metadata.namespace !== namespace)
+    throw new RenderError(
+      `${source}: metadata.namespace: ${String(metadata.namespace)} differs from --namespace ${namespace}; give one of them, or the same in both (as kubectl requires)`,
+    );
+  return metadata;
 }
 
 /** A v1alpha1 object as the conversion webhook turns it into v1alpha2, or why it cannot be. */

@@ -24,14 +24,19 @@
 //     Deployment's status, which is the Deployment controller's.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { KubeObject, LAST_APPLIED_ANNOTATION, type ObjectMap } from "../api/hook.js";
+import {
+  KubeObject,
+  LAST_APPLIED_ANNOTATION,
+  type CustomizeRequest,
+  type ObjectMap,
+} from "../api/hook.js";
 import { API_VERSION } from "../api/schema.js";
 import { V1ALPHA1_API_VERSION } from "../api/v1alpha1.js";
 import { CONTROLLER_UID_LABEL } from "../children/labels.js";
 import { CHILD_TYPES, groupKey, OPTIONAL_CHILD_TYPES } from "../children/types.js";
 import { customize } from "../customize.js";
 import { canonicalJson, formatPath, isObject } from "../lib/json.js";
-import { parseStrictly, RenderError, requestOf } from "./render.js";
+import { parseStrictly, RenderError, requestOf, type RenderRequest } from "./render.js";
 
 /** A file the command reads: its text, and the name errors give it. */
 export interface SourceText {
@@ -100,40 +105,46 @@ function uidOf(kind: string, namespace: string, name: string): string {
   ].join("-");
 }
 
-const ids = (objects: readonly KubeObject[]) =>
-  objects.map((o) => `${o.kind}/${o.metadata.name}`).join(", ");
-
 const controllerFix = (source: string) =>
   `give a CompositeController such as metacontroller/compositecontroller.yaml, or the cluster's (kubectl get compositecontroller llsd-hook -o yaml > ${source})`;
 
-/** The CompositeController in `file`, and the child types it declares. */
-function readController(file: SourceText): {
-  controller: CompositeController;
-  childTypes: { apiVersion: string; kind: string }[];
-} {
+/** The CompositeController in `file`, its child types ones the hook returns. */
+function readController(file: SourceText): CompositeController {
   const found = parseStrictly(file.text, file.source).find(
     (d) => (d as { kind?: unknown } | null)?.kind === "CompositeController",
   );
+  if (found === undefined)
+    throw new RenderError(
+      `${file.source}: no document of kind CompositeController; ${controllerFix(file.source)}`,
+    );
   const parsed = CompositeController.safeParse(found);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = found === undefined ? "" : `${formatPath(issue?.path ?? [])}: `;
     throw new RenderError(
-      found === undefined
-        ? `${file.source}: no document of kind CompositeController; ${controllerFix(file.source)}`
-        : `${file.source}: ${where}${issue?.message ?? "invalid"}; ${controllerFix(file.source)}`,
+      `${file.source}: ${formatPath(issue?.path ?? [])}: ${issue?.message ?? "invalid"}; ${controllerFix(file.source)}`,
     );
   }
-  const known = [...CHILD_TYPES, ...OPTIONAL_CHILD_TYPES];
-  const childTypes = (parsed.data.spec.childResources ?? []).map((r, i) => {
-    const t = known.find((k) => k.apiVersion === r.apiVersion && k.resource === r.resource);
-    if (t === undefined)
+  for (const [i, r] of (parsed.data.spec.childResources ?? []).entries())
+    if (typeOf(r) === undefined)
       throw new RenderError(
         `${file.source}: spec.childResources[${i}]: ${r.resource} (${r.apiVersion}) is none of the types llsd-hook returns; remove it, or ${controllerFix(file.source)}`,
       );
-    return { apiVersion: t.apiVersion, kind: t.kind };
+  return parsed.data;
+}
+
+/** The child type a childResources entry declares, if the hook returns it. */
+function typeOf(r: { apiVersion: string; resource: string }) {
+  return [...CHILD_TYPES, ...OPTIONAL_CHILD_TYPES].find(
+    (t) => t.apiVersion === r.apiVersion && t.resource === r.resource,
+  );
+}
+
+/** The group of every child type the controller declares: Metacontroller sends each, objects or not. */
+function childGroups(controller: CompositeController): string[] {
+  return (controller.spec.childResources ?? []).flatMap((r) => {
+    const t = typeOf(r);
+    return t === undefined ? [] : [groupKey(t)];
   });
-  return { controller: parsed.data, childTypes };
 }
 
 /** `objects` as an object map, every group of `groups` present, keyed as the sync hook's version keys them. */
@@ -236,40 +247,23 @@ function appliedChild(
   };
 }
 
-/** The request Metacontroller would send for the resource in `cr`, under the CompositeController in `controllerFile`. */
-export function hookRequest(
-  cr: SourceText,
-  controllerFile: SourceText,
-  options: HookRequestOptions = {},
-): HookRequest {
-  const { controller, childTypes } = readController(controllerFile);
-  const { request, refs, namespace, converted } = requestOf(cr.text, cr.source, {
-    namespace: options.namespace,
-    command: "request",
-  });
-  const answer = options.observed === undefined ? undefined : readAnswer(options.observed);
-  const meta = request.parent.metadata;
-  const uid = meta.uid ?? uidOf(request.parent.kind, namespace, meta.name);
-  const generation = meta.generation ?? 1;
-  const ref: Parent = {
-    apiVersion: request.parent.apiVersion,
-    kind: request.parent.kind,
-    name: meta.name,
-    namespace,
-    uid,
-  };
-  const notes = converted
-    ? [
-        `note: converted from ${V1ALPHA1_API_VERSION} to ${API_VERSION} as the conversion webhook does (docs/conversion.md)`,
-      ]
-    : [];
-
-  // The answer's children, in its order, then the parent whose status Metacontroller wrote.
-  const declared = new Set(childTypes.map(groupKey));
+/**
+ * The answer's children in its order, as Metacontroller observes them after
+ * applying them; those it would never observe are left out with a note.
+ */
+function observedChildren(
+  answer: z.infer<typeof Answer>,
+  source: string,
+  parent: Parent,
+  controller: CompositeController,
+  notes: string[],
+): KubeObject[] {
+  const declared = new Set(childGroups(controller));
+  const at = answeredAt(answer.status);
   const observed: KubeObject[] = [];
-  for (const [i, child] of (answer?.children ?? []).entries()) {
-    const id = `${options.observed?.source}: children[${i}] ${child.kind}/${child.metadata.name}`;
-    if ((child.metadata.namespace ?? namespace) !== namespace)
+  for (const [i, child] of answer.children.entries()) {
+    const id = `${source}: children[${i}] ${child.kind}/${child.metadata.name}`;
+    if ((child.metadata.namespace ?? parent.namespace) !== parent.namespace)
       notes.push(
         `note: ${id} is in namespace ${child.metadata.namespace}, where Metacontroller never observes it: not sent`,
       );
@@ -277,70 +271,109 @@ export function hookRequest(
       notes.push(
         `note: ${id}: the CompositeController declares no ${groupKey(child)}, so Metacontroller creates it but never observes it: not sent`,
       );
-    else {
-      const at = answeredAt(answer?.status);
+    else
       observed.push(
-        appliedChild(child, ref, controller.spec.generateSelector === true, {
+        appliedChild(child, parent, controller.spec.generateSelector === true, {
           resourceVersion: String(observed.length + 2),
           at,
         }),
       );
-    }
   }
+  notes.push(
+    `note: observed: ${observed.length} children of ${source} as Metacontroller applies them (last-applied annotation, controller-uid label, owner reference, uid), and its status as the parent's`,
+  );
+  return observed;
+}
+
+/**
+ * The related objects the customize hook asks for: the file's, and those the
+ * spec names that it lacks (assumed, empty); notes say which, and which of the
+ * file's are not sent.
+ */
+function relatedObjects(
+  customizeRequest: CustomizeRequest,
+  file: RenderRequest,
+  source: string,
+  notes: string[],
+): KubeObject[] {
+  const id = (o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`;
+  const wanted = new Set(
+    customize(customizeRequest).relatedResources.flatMap((rule) =>
+      rule.names.map((n) => `${rule.resource === "secrets" ? "Secret" : "ConfigMap"}/${n}`),
+    ),
+  );
+  const assumed = new Set(file.refs.map((r) => `${r.kind}/${r.name}`));
+  const all = Object.values(file.request.related).flatMap((byKey) => Object.values(byKey));
+  const sent = all
+    .filter((o) => wanted.has(id(o)))
+    .map((o) => ({
+      ...o,
+      metadata: {
+        ...o.metadata,
+        uid: o.metadata.uid ?? uidOf(o.kind, file.namespace, o.metadata.name),
+      },
+    }));
+  const fromFile = sent.filter((o) => !assumed.has(id(o)));
+  const notSent = all.filter((o) => !wanted.has(id(o)));
+  if (fromFile.length > 0)
+    notes.push(
+      `note: related, from ${source}: ${fromFile.map(id).join(", ")} (a Secret's values as the file has them)`,
+    );
+  if (assumed.size > 0)
+    notes.push(
+      `note: related, not in ${source}, so sent as if they existed in namespace ${file.namespace} with empty values: ${[...assumed].join(", ")}`,
+    );
+  if (notSent.length > 0)
+    notes.push(
+      `note: not sent: ${notSent.map(id).join(", ")} of ${source}, which the spec does not name, so Metacontroller would not relate them`,
+    );
+  return sent;
+}
+
+/** The request Metacontroller would send for the resource in `cr`, under the CompositeController in `controllerFile`. */
+export function hookRequest(
+  cr: SourceText,
+  controllerFile: SourceText,
+  options: HookRequestOptions = {},
+): HookRequest {
+  const controller = readController(controllerFile);
+  const file = requestOf(cr.text, cr.source, { namespace: options.namespace, command: "request" });
+  const { kind, apiVersion, metadata } = file.request.parent;
+  const uid = metadata.uid ?? uidOf(kind, file.namespace, metadata.name);
+  const generation = metadata.generation ?? 1;
+  const ref: Parent = { apiVersion, kind, name: metadata.name, namespace: file.namespace, uid };
+  const notes = file.converted
+    ? [
+        `note: converted from ${V1ALPHA1_API_VERSION} to ${API_VERSION} as the conversion webhook does (docs/conversion.md)`,
+      ]
+    : [];
+  const answer = options.observed === undefined ? undefined : readAnswer(options.observed);
+  const observed =
+    answer === undefined || options.observed === undefined
+      ? []
+      : observedChildren(answer, options.observed.source, ref, controller, notes);
+  // After the children, Metacontroller wrote the answer's status to the parent.
   const parent = {
-    ...request.parent,
+    ...file.request.parent,
     metadata: {
-      ...meta,
+      ...metadata,
       uid,
       generation,
       resourceVersion:
-        meta.resourceVersion ?? String(answer === undefined ? 1 : observed.length + 2),
+        metadata.resourceVersion ?? String(answer === undefined ? 1 : observed.length + 2),
     },
     ...(answer?.status === undefined
       ? {}
       : { status: { ...answer.status, observedGeneration: generation } }),
   };
-  if (answer !== undefined)
-    notes.push(
-      `note: observed: ${observed.length} children of ${options.observed?.source} as Metacontroller applies them (last-applied annotation, controller-uid label, owner reference, uid), and its status as the parent's`,
-    );
   if (options.customize === true) return { json: prettyCanonical({ controller, parent }), notes };
-
-  // related: what the customize hook asks for, from the file or assumed.
-  const wanted = new Set(
-    customize({ controller, parent }).relatedResources.flatMap((rule) =>
-      rule.names.map((n) => `${rule.resource === "secrets" ? "Secret" : "ConfigMap"}/${n}`),
-    ),
-  );
-  const assumed = new Set(refs.map((r) => `${r.kind}/${r.name}`));
-  const inRelated = Object.values(request.related).flatMap((byKey) => Object.values(byKey));
-  const sent = inRelated
-    .filter((o) => wanted.has(`${o.kind}/${o.metadata.name}`))
-    .map((o) => ({
-      ...o,
-      metadata: { ...o.metadata, uid: o.metadata.uid ?? uidOf(o.kind, namespace, o.metadata.name) },
-    }));
-  const fromFile = sent.filter((o) => !assumed.has(`${o.kind}/${o.metadata.name}`));
-  const notSent = inRelated.filter((o) => !wanted.has(`${o.kind}/${o.metadata.name}`));
-  if (fromFile.length > 0)
-    notes.push(
-      `note: related, from ${cr.source}: ${ids(fromFile)} (a Secret's values as the file has them)`,
-    );
-  if (assumed.size > 0)
-    notes.push(
-      `note: related, not in ${cr.source}, so sent as if they existed in namespace ${namespace} with empty values: ${[...assumed].join(", ")}`,
-    );
-  if (notSent.length > 0)
-    notes.push(
-      `note: not sent: ${ids(notSent)} of ${cr.source}, which the spec does not name, so Metacontroller would not relate them`,
-    );
-
+  const related = relatedObjects({ controller, parent }, file, cr.source, notes);
   const version = controller.spec.hooks?.sync?.version ?? "v1";
   const body = {
     controller,
     parent,
-    children: objectMap(observed, [...declared], version),
-    related: objectMap(sent, ["Secret.v1", "ConfigMap.v1"], version),
+    children: objectMap(observed, childGroups(controller), version),
+    related: objectMap(related, ["Secret.v1", "ConfigMap.v1"], version),
     finalizing: false,
   };
   return { json: prettyCanonical(body), notes };

@@ -211,11 +211,12 @@ describe("llsd-hook request", () => {
       source: "v1.yaml",
     };
     const first = ok(request().json, FIRST);
-    const { body, notes } = request(MINIMAL, observing(first), v1);
+    const { body } = request(MINIMAL, observing(first), v1);
     expect(Object.keys(body.children["Service.v1"] ?? {})).to.deep.equal(["llama-service"]);
     expect(Object.keys(body.related["Secret.v1"] ?? {})).to.deep.equal(["vllm-creds"]);
+    expect(ok(JSON.stringify(body), SECOND).children).to.deep.equal(first.children);
     const noServices = {
-      text: CONTROLLER.text.replace(/    - apiVersion: v1\n      resource: services\n.*\n.*\n/, ""),
+      text: CONTROLLER.text.replace(/ {4}- apiVersion: v1\n {6}resource: services\n.*\n.*\n/, ""),
       source: "cc.yaml",
     };
     const fewer = request(MINIMAL, observing(first), noServices);

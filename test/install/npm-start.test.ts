@@ -96,7 +96,7 @@ done
 sh -e "$2" >"$3/stdout" 2>"$3/stderr"
 echo $? >"$3/rc"
 kill -INT -"$server"
-wait "$server"
+wait "$server" || true
 `;
 
 /** A server started with `npm start` in `dir` on free ports; its log so far. */

@@ -104,6 +104,16 @@ describe("llsd-hook commands", function () {
       expect(run.stderr).to.include("dist/ is not built");
       expect(run.stderr).to.include("npm run build");
       expect(bin(dir, ["--version"]).stdout).to.equal(`${version}\n`);
+      // Started by a relative path, as the README does: tsx's loader is given as ./bin/../… (it was
+      // a bare specifier, "package bin not found").
+      const relative = spawnSync("sh", ["bin/llsd-hook", "--version"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
+      expect([relative.status, relative.stdout], relative.stderr).to.deep.equal([
+        0,
+        `${version}\n`,
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -60,16 +60,20 @@ async function build(): Promise<void> {
 
   const inputs = digest();
   const entries = ["dist/server/start.js", "dist/cli/start.js"];
-  if (
-    process.argv.includes("--if-stale") &&
-    existsSync(record) &&
-    readFileSync(record, "utf8").trim() === inputs &&
-    entries.every((e) => existsSync(join(root, e)))
-  ) {
+  if (process.argv.includes("--if-stale")) {
+    if (
+      existsSync(record) &&
+      readFileSync(record, "utf8").trim() === inputs &&
+      entries.every((e) => existsSync(join(root, e)))
+    ) {
+      process.stderr.write(
+        "llsd-hook: dist/ is up to date with src/ and configs/ (dist/.build-inputs); npm run build rebuilds it\n",
+      );
+      return;
+    }
     process.stderr.write(
-      "llsd-hook: dist/ is up to date with src/ and configs/ (dist/.build-inputs); npm run build rebuilds it\n",
+      "llsd-hook: building dist/ (npm run build): its sources changed since the last build, or there was none\n",
     );
-    return;
   }
   rmSync(record, { force: true });
   run("tsc", [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"]);

@@ -248,6 +248,7 @@ describe("npm start and bin/llsd-hook, as a user meets them", function () {
     const { proc, log } = await npmStart(dir);
     try {
       expect(log()).to.not.include("is up to date");
+      expect(log()).to.include("llsd-hook: building dist/ (npm run build): its sources changed");
       expect(log()).to.include("llsd-hook listening, edited");
     } finally {
       await stop(proc);

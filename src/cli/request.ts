@@ -347,24 +347,23 @@ export function hookRequest(
         `note: converted from ${V1ALPHA1_API_VERSION} to ${API_VERSION} as the conversion webhook does (docs/conversion.md)`,
       ]
     : [];
-  const answer = options.observed === undefined ? undefined : readAnswer(options.observed);
+  const given = options.observed;
+  const answer = given === undefined ? undefined : readAnswer(given);
   const observed =
-    answer === undefined || options.observed === undefined
+    given === undefined || answer === undefined
       ? []
-      : observedChildren(answer, options.observed.source, ref, controller, notes);
+      : observedChildren(answer, given.source, ref, controller, notes);
   // After the children, Metacontroller wrote the answer's status to the parent.
+  const status = answer?.status;
   const parent = {
     ...file.request.parent,
     metadata: {
       ...metadata,
       uid,
       generation,
-      resourceVersion:
-        metadata.resourceVersion ?? String(answer === undefined ? 1 : observed.length + 2),
+      resourceVersion: metadata.resourceVersion ?? String(observed.length + (answer ? 2 : 1)),
     },
-    ...(answer?.status === undefined
-      ? {}
-      : { status: { ...answer.status, observedGeneration: generation } }),
+    ...(status === undefined ? {} : { status: { ...status, observedGeneration: generation } }),
   };
   if (options.customize === true) return { json: prettyCanonical({ controller, parent }), notes };
   const related = relatedObjects({ controller, parent }, file, cr.source, notes);

@@ -46,13 +46,22 @@ export function unsupportedNode(
   return `llsd-hook: ${problem} (${execPath}); run it on ${need}, from a checkout: export PATH="$(scripts/use-node.sh):$PATH"`;
 }
 
-/** package.json's engines.node, from the file at `packageJson`. */
-async function enginesRange(packageJson: URL): Promise<string> {
+/**
+ * package.json's engines.node, from the file at `packageJson`; undefined when
+ * there is no such file or it names no range, which leaves the program to
+ * start unchecked (npm always ships package.json; a bare copy of dist/ has none).
+ */
+async function enginesRange(packageJson: URL): Promise<string | undefined> {
   const { readFileSync } = await import("node:fs");
-  const pkg = JSON.parse(readFileSync(packageJson, "utf8")) as { engines?: { node?: unknown } };
-  const range = pkg.engines?.node;
-  if (typeof range !== "string") throw new Error(`${packageJson.pathname} has no engines.node`);
-  return range;
+  let text: string;
+  try {
+    text = readFileSync(packageJson, "utf8");
+  } catch (err) {
+    if ((err as { code?: unknown }).code === "ENOENT") return undefined;
+    throw err;
+  }
+  const range = (JSON.parse(text) as { engines?: { node?: unknown } }).engines?.node;
+  return typeof range === "string" ? range : undefined;
 }
 
 /**
@@ -64,11 +73,11 @@ export async function startOnSupportedNode(
   exitCode: number,
   start: () => Promise<unknown>,
 ): Promise<void> {
-  const line = unsupportedNode(
-    await enginesRange(packageJson),
-    process.versions.node,
-    process.execPath,
-  );
+  const range = await enginesRange(packageJson);
+  const line =
+    range === undefined
+      ? undefined
+      : unsupportedNode(range, process.versions.node, process.execPath);
   if (line === undefined) {
     await start();
     return;

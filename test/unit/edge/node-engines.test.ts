@@ -76,6 +76,20 @@ describe("the Node.js gate of the entries (src/edge/node-engines.ts)", () => {
       expect(process.exitCode).to.equal(undefined);
     });
 
+    it("without a package.json, or one naming no engines.node, starts its program unchecked", async () => {
+      const none = join(dir, "engines-none.json");
+      writeFileSync(none, JSON.stringify({ name: "x" }));
+      for (const file of [pathToFileURL(join(dir, "absent.json")), pathToFileURL(none)]) {
+        let started = false;
+        await startOnSupportedNode(file, 2, async () => (started = true));
+        expect([started, written, process.exitCode], file.pathname).to.deep.equal([
+          true,
+          "",
+          undefined,
+        ]);
+      }
+    });
+
     it("on one engines refuses, prints the line and sets the exit code, never starting", async () => {
       let started = false;
       await startOnSupportedNode(packageJson(">=999"), 2, async () => (started = true));

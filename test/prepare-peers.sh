@@ -20,6 +20,15 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
 mkdir -p "$CACHE"
+# One preparation at a time per cache: two runs building the same peer into the
+# same temporary directory spoil each other's build (seen: two suites started
+# together, one renamed the other's half-built control plane into place). The
+# second waits, then finds the first one's cache complete.
+exec 9>"$CACHE/.peers.lock"
+if ! flock -n 9; then
+  echo "[peers] another run is preparing the peers in $CACHE; waiting for it"
+  flock 9
+fi
 START=$(date +%s)
 echo "[peers] preparing real peers (cache: $CACHE)"
 

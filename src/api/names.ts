@@ -4,3 +4,6 @@
 /** A DNS-1123 subdomain: the name of a Secret, ConfigMap, ServiceAccount, IngressClass... */
 export const DNS1123_SUBDOMAIN =
   /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A DNS-1123 label: the name of a namespace (at most 63 characters). */
+export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

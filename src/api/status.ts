@@ -4,7 +4,7 @@ import { z } from "zod";
 import { WARNING_REASONS, type WarningReason } from "../reasons.js";
 
 /** The conditions every status has (Reconciling and Stalled only while True). */
-const CHECK_CONDITIONS = [
+export const CHECK_CONDITIONS = [
   "ValidationSucceeded",
   "SecretsResolved",
   "ConfigGenerated",

@@ -12,7 +12,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { Condition, Phase } from "../api/status.js";
 import { ConditionReason } from "../reasons.js";
 import type { Parent, RefusalReason, Route } from "./answer.js";
-import { DEFAULT_PARENTS_MAX, parentMetrics, type RecordParent } from "./condition-metrics.js";
+import { DEFAULT_PARENTS_MAX, parentMetrics, type ParentView } from "./condition-metrics.js";
 import { boundedReason, isNamespaceName, isObjectName } from "./labels.js";
 import type { TierStats } from "./memo.js";
 
@@ -113,7 +113,9 @@ export interface HookMetrics {
   /** A sync request came to `labels`; `parent` when it was known. */
   countSync(labels: OutcomeLabels, parent: Parent | undefined): void;
   /** A sync of `parent` answered at `at` returned a status that says `view` (./condition-metrics.ts). */
-  recordParent: RecordParent;
+  recordParent(parent: Parent, view: ParentView, at: Date): void;
+  /** What GET /metrics serves: the registry's families and the per-parent ones. */
+  exposition(): Promise<string>;
   /** Report the figures of the app's caches at each scrape. */
   watchCache(cache: WatchedCache, maxBytes: number): void;
   /** Report the worker pool's figures at each scrape. */
@@ -298,13 +300,14 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   const pools: { stats: () => PoolFigures; workers: number }[] = [];
   const pool = poolMetrics(registers, pools);
   facts(registers, options);
-  const recordParent = parentMetrics(
+  const parents = parentMetrics(
     registers,
     options.parentsMax ?? DEFAULT_PARENTS_MAX,
     options.now ?? (() => new Date()),
   );
   return {
-    recordParent,
+    recordParent: parents.record,
+    exposition: async () => `${await registry.metrics()}\n${parents.exposition()}`,
     registry,
     observeRequest(route, seconds, cached) {
       if (route === "sync") requests.sync.observe({ cached: String(cached) }, seconds);
@@ -351,7 +354,7 @@ export function createMetricsApp(metrics: HookMetrics): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.get("/metrics", (_req, res, next) => {
-    metrics.registry.metrics().then((text) => {
+    metrics.exposition().then((text) => {
       res.status(200).set("content-type", metrics.registry.contentType).send(text);
     }, next);
   });

@@ -236,30 +236,32 @@ describe("per-parent series", () => {
       it(what, () => expect(viewOf(summary)).to.deep.equal(want));
   });
 
-  it("with max 0 (METRICS_PARENTS_MAX=0) no per-parent family is registered", async () => {
+  it("with max 0 (METRICS_PARENTS_MAX=0) there is no per-parent family", async () => {
     const registry = new Registry();
-    const record = parentMetrics([registry], 0, () => new Date(T0));
-    record({ namespace: "team-a", name: "llama" }, ready, new Date(T0));
+    const parents = parentMetrics([registry], 0, () => new Date(T0));
+    parents.record({ namespace: "team-a", name: "llama" }, ready, new Date(T0));
     expect(await registry.metrics()).to.equal("\n");
+    expect(parents.exposition()).to.equal("");
   });
 
   it("the exposition: a phase series and a series per held condition, valued in seconds; the cap counted", async () => {
     const registry = new Registry();
     let now = T0;
-    const record = parentMetrics([registry], 1, () => new Date(now));
-    record({ namespace: "team-a", name: "llama" }, ready, new Date(T0 + 1500));
-    record({ namespace: "team-a", name: "other" }, ready, new Date(T0 + 1600));
+    const parents = parentMetrics([registry], 1, () => new Date(now));
+    parents.record({ namespace: "team-a", name: "llama" }, ready, new Date(T0 + 1500));
+    parents.record({ namespace: "team-a", name: "other" }, ready, new Date(T0 + 1600));
+    const scrape = async () => `${await registry.metrics()}${parents.exposition()}`;
     const samples = (text: string) => text.split("\n").filter((l) => /^llsd_hook_/.test(l));
     const at = (T0 + 1500) / 1000;
-    expect(samples(await registry.metrics())).to.deep.equal([
+    expect(samples(await scrape())).to.deep.equal([
       "llsd_hook_parents 1",
+      "llsd_hook_parents_not_exported_total 1",
       `llsd_hook_parent_last_sync_timestamp_seconds{namespace="team-a",name="llama",phase="Ready"} ${at}`,
       `llsd_hook_parent_condition_last_sync_timestamp_seconds{namespace="team-a",name="llama",condition="Available",reason="MinimumReplicasAvailable"} ${at}`,
       `llsd_hook_parent_condition_last_sync_timestamp_seconds{namespace="team-a",name="llama",condition="Ready",reason="Ready"} ${at}`,
-      "llsd_hook_parents_not_exported_total 1",
     ]);
     now = T0 + PARENT_EXPIRY_MS + 1500;
-    expect(samples(await registry.metrics())).to.deep.equal([
+    expect(samples(await scrape())).to.deep.equal([
       "llsd_hook_parents 0",
       "llsd_hook_parents_not_exported_total 1",
     ]);

@@ -153,7 +153,7 @@ describe("hook metrics", function () {
 
   it("the per-parent series (on by default) name only parents Kubernetes accepts", async () => {
     const { metrics } = await driveSyncs();
-    const text = await metrics.registry.metrics();
+    const text = await metrics.exposition();
     expect(text).to.not.include(HOSTILE_TOKEN);
     expect(text).to.not.include("(invalid)");
     // Every parent driven is default/llama; the last valid one answered is Failed, its children
@@ -161,10 +161,10 @@ describe("hook metrics", function () {
     const labels = 'namespace="default",name="llama"';
     expect(text.split("\n").filter((l) => l.startsWith("llsd_hook_parent"))).to.deep.equal([
       "llsd_hook_parents 1",
+      "llsd_hook_parents_not_exported_total 0",
       `llsd_hook_parent_last_sync_timestamp_seconds{${labels},phase="Failed"} 1893456000.123`,
       `llsd_hook_parent_condition_last_sync_timestamp_seconds{${labels},condition="Available",reason="MinimumReplicasAvailable"} 1893456000.123`,
       `llsd_hook_parent_condition_last_sync_timestamp_seconds{${labels},condition="Stalled",reason="InvalidSpec"} 1893456000.123`,
-      "llsd_hook_parents_not_exported_total 0",
     ]);
   });
 

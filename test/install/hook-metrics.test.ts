@@ -2,8 +2,10 @@
 // text parser: prometheus_client.parser.text_string_to_metric_families from
 // OGX 1.5.0's venv (test/prepare-peers.sh). The requests of
 // test/unit/server/metrics-drive.ts are counted as sent, every metric the
-// docs/operations/metrics.md lists is there with its type, and the hostile parent name is no label
-// unless METRICS_PARENT_LABELS opts in, then one label value, read back whole.
+// docs/operations/metrics.md lists is there with its type (the per-parent families, written by
+// the hook itself, among them), and the hostile parent name is never a label: no name at all with
+// the per-parent series off and without METRICS_PARENT_LABELS, only names Kubernetes accepts on
+// the per-parent series, and one "(invalid)" value with METRICS_PARENT_LABELS.
 // And the optional component (manifests/components/hook-servicemonitor),
 // rendered by the pinned kubectl through examples/hook-servicemonitor: the base
 // install plus one ServiceMonitor, valid against the Prometheus Operator's CRD,
@@ -15,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import request from "supertest";
 import { parse, parseAllDocuments } from "yaml";
+import type { MetricsOptions } from "../../src/server/metrics.js";
 import { venvFor } from "../peers.js";
 import { schemaErrors, type Schema } from "./compositecontroller-schema.js";
 import { kubectl, root, thirdPartyCrdDir } from "./tools.js";
@@ -71,9 +74,14 @@ const FAMILIES: Record<string, string> = {
   llsd_hook_workers: "gauge",
   llsd_hook_workers_busy: "gauge",
   llsd_hook_worker_queue_length: "gauge",
+  llsd_hook_memory_limit_bytes: "gauge",
+  llsd_hook_parents: "gauge",
+  llsd_hook_parents_not_exported: "counter",
+  llsd_hook_parent_last_sync_timestamp_seconds: "gauge",
+  llsd_hook_parent_condition_last_sync_timestamp_seconds: "gauge",
 };
 
-async function scrape(options: { parentLabels?: boolean; processMetrics?: boolean }) {
+async function scrape(options: MetricsOptions) {
   const { metricsApp } = await driveSyncs(options);
   const res = await request(metricsApp).get("/metrics").expect(200);
   expect(res.headers["content-type"]).to.match(/^text\/plain; version=0\.0\.4/);
@@ -90,7 +98,7 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
   this.timeout(60_000);
 
   it("has every listed metric with its type, and counts the requests as sent", async () => {
-    const { families } = await scrape({ processMetrics: true });
+    const { families } = await scrape({ processMetrics: true, memoryLimitBytes: 384 * 2 ** 20 });
     for (const [name, type] of Object.entries(FAMILIES))
       expect(family(families, name).type, name).to.equal(type);
     const outcomes = Object.fromEntries(
@@ -114,8 +122,24 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
     expect(family(families, "llsd_hook_process_resident_memory_bytes").type).to.equal("gauge");
   });
 
-  it("no label value is user text unless METRICS_PARENT_LABELS opts in", async () => {
-    const off = await scrape({});
+  it("the per-parent series: the last parent driven, its phase and held conditions, at the time of its sync", async () => {
+    const { families } = await scrape({});
+    const samples = (name: string) =>
+      family(families, name).samples.map((s) => ({ ...s.labels, value: s.value }));
+    const at = Date.parse("2030-01-01T00:00:00.123Z") / 1000;
+    const who = { namespace: "default", name: "llama" };
+    expect(samples("llsd_hook_parent_last_sync_timestamp_seconds")).to.deep.equal([
+      { ...who, phase: "Failed", value: at },
+    ]);
+    expect(samples("llsd_hook_parent_condition_last_sync_timestamp_seconds")).to.deep.equal([
+      { ...who, condition: "Available", reason: "MinimumReplicasAvailable", value: at },
+      { ...who, condition: "Stalled", reason: "InvalidSpec", value: at },
+    ]);
+    expect(samples("llsd_hook_parents")).to.deep.equal([{ value: 1 }]);
+  });
+
+  it("no label value is user text with the per-parent series off, unless METRICS_PARENT_LABELS opts in", async () => {
+    const off = await scrape({ parentsMax: 0 });
     expect(off.text).to.not.include(HOSTILE_TOKEN);
     const labelValues = off.families.flatMap((f) =>
       f.samples.flatMap((s) => Object.values(s.labels)),
@@ -123,7 +147,7 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
     for (const v of labelValues) expect(v).to.match(/^[A-Za-z0-9_.+]*$/);
     expect(labelValues.join()).to.not.include("default"); // the golden parents' namespace
 
-    const on = await scrape({ parentLabels: true });
+    const on = await scrape({ parentLabels: true, parentsMax: 0 });
     const names = family(on.families, "llsd_hook_sync_outcomes").samples.map(
       (s) => s.labels["name"],
     );

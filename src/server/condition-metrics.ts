@@ -30,7 +30,7 @@ export const PARENT_EXPIRY_MS = 60 * 60 * 1000;
 export const DEFAULT_PARENTS_MAX = 2000;
 
 /** A condition whose status is True: its type, and its reason as a label value. */
-export interface HeldCondition {
+interface HeldCondition {
   readonly condition: string;
   readonly reason: string;
 }
@@ -113,7 +113,7 @@ const CONDITION_FAMILY = "llsd_hook_parent_condition_last_sync_timestamp_seconds
  * thread. Nothing needs escaping: names are ones Kubernetes accepts (the ledger
  * refuses others), phases, conditions and reasons come from the code's fixed sets.
  */
-export function renderParents(entries: readonly ParentEntry[]): string {
+function renderParents(entries: readonly ParentEntry[]): string {
   const phases = [
     `# HELP ${PHASE_FAMILY} When this replica last answered a sync of the parent (Unix seconds), labelled with the phase it returned. Across replicas the newest is the parent's phase.`,
     `# TYPE ${PHASE_FAMILY} gauge`,

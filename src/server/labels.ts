@@ -6,7 +6,7 @@ import { DNS1123_LABEL, DNS1123_SUBDOMAIN } from "../api/names.js";
 import { ALL_REASONS } from "../reasons.js";
 
 /** The reason label for anything outside the fixed sets. */
-export const OTHER_REASON = "other";
+const OTHER_REASON = "other";
 
 const KNOWN_REASONS: ReadonlySet<string> = new Set(ALL_REASONS);
 

@@ -48,7 +48,7 @@ interface Target {
   datasource?: { type?: string; uid?: string };
 }
 
-export interface Panel {
+interface Panel {
   id: number;
   type: string;
   title: string;

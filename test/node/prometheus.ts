@@ -22,7 +22,7 @@ export interface Alert {
   activeAt: string;
 }
 
-export interface Sample {
+interface Sample {
   metric: Record<string, string>;
   value: [number, string];
 }

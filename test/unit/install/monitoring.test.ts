@@ -143,9 +143,7 @@ describe("the monitoring component", () => {
 
     it("names every alert and every panel", () => {
       expect(alertRules().filter((r) => !quoted(r.alert))).to.deep.equal([]);
-      expect(dashboard().panels.filter((p) => !page.includes(`**${p.title}**`))).to.deep.equal(
-        [],
-      );
+      expect(dashboard().panels.filter((p) => !page.includes(`**${p.title}**`))).to.deep.equal([]);
     });
   });
 });

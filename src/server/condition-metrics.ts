@@ -14,7 +14,7 @@
 // in the main thread from the status summary each answer already carries, and
 // a cached answer keeps its view, so a cache hit costs one map update.
 import { Counter, Gauge, type Registry } from "prom-client";
-import { CHECK_CONDITIONS, type Phase } from "../api/status.js";
+import { CHECK_CONDITIONS, PHASES, type Phase } from "../api/status.js";
 import { isWarningReason } from "../reasons.js";
 import type { Parent, StatusSummary } from "./answer.js";
 import { boundedReason, isNamespaceName, isObjectName } from "./labels.js";
@@ -50,10 +50,11 @@ export interface ParentEntry {
 }
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(CHECK_CONDITIONS);
+const KNOWN_PHASES: ReadonlySet<string> = new Set(PHASES);
 
 /** The view of a sync answer's status: its phase and the conditions of ours that are True. */
 export function viewOf(summary: StatusSummary): ParentView | undefined {
-  if (summary.phase === undefined) return undefined;
+  if (summary.phase === undefined || !KNOWN_PHASES.has(summary.phase)) return undefined;
   const held = summary.conditions
     .filter((c) => c.status === "True" && (KNOWN_TYPES.has(c.type) || isWarningReason(c.type)))
     .map((c) => ({ condition: c.type, reason: boundedReason(c.reason) }));

@@ -7,6 +7,7 @@ import { expect } from "chai";
 import { Registry } from "prom-client";
 import { pino } from "pino";
 import request from "supertest";
+import type { Phase } from "../../../src/api/status.js";
 import type { StatusSummary } from "../../../src/server/answer.js";
 import {
   PARENT_EXPIRY_MS,
@@ -231,6 +232,11 @@ describe("per-parent series", () => {
         { phase: "Ready", held: [{ condition: "Ready", reason: "other" }] },
       ],
       ["no phase: no view", { conditions: [c("Ready", "True", "Ready")] }, undefined],
+      [
+        "a phase that is not ours: no view",
+        { phase: 'Ready"} 1\nx{a="' as Phase, conditions: [] },
+        undefined,
+      ],
     ];
     for (const [what, summary, want] of rows)
       it(what, () => expect(viewOf(summary)).to.deep.equal(want));

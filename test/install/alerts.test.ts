@@ -4,17 +4,14 @@
 // with input series that make each alert fire and stay quiet (two replicas'
 // views of one resource among them), and Prometheus's PromQL parser over every
 // query of the dashboard and every alert: each parses and names only metrics
-// the hook exports. Rendered by the pinned kubectl's kustomize, the component
-// adds its PrometheusRule, valid against the Prometheus Operator's CRD, and the
-// dashboard's ConfigMap to the install, and changes nothing else.
+// the hook exports. How kustomize renders the component: test/install/hook-metrics.test.ts.
 import { expect } from "chai";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse, parseAllDocuments, stringify } from "yaml";
+import { stringify } from "yaml";
 import { createMetrics } from "../../src/server/metrics.js";
-import { schemaErrors, type Schema } from "./compositecontroller-schema.js";
 import {
   alertRules,
   dashboardExpressions,
@@ -22,7 +19,6 @@ import {
   writeRuleFile,
   type AlertRule,
 } from "./monitoring.js";
-import { kubectl, root, thirdPartyCrdDir } from "./tools.js";
 
 /** One input series of a promtool test: its selector and one value a minute ("_": none). */
 type Series = [selector: string, values: string];
@@ -466,60 +462,5 @@ describe("the hook's alerts and dashboard, read by Prometheus's own tools", func
     ]);
     // And it refuses what Prometheus refuses.
     expect(parsePromql(["sum by (le) (rate(x[5m])"])[0]?.error).to.be.a("string");
-  });
-});
-
-type Obj = Record<string, unknown> & {
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-};
-
-function kustomize(dir: string): Map<string, Obj> {
-  const text = execFileSync(kubectl(), ["kustomize", dir], { cwd: root, encoding: "utf8" });
-  const objects = parseAllDocuments(text).map((d) => d.toJS() as Obj);
-  return new Map(objects.map((o) => [`${o.kind}/${o.metadata.name}`, o]));
-}
-
-function prometheusRuleSpecSchema(): Schema {
-  const crd = parse(
-    readFileSync(join(thirdPartyCrdDir(), "monitoring.coreos.com_prometheusrules.yaml"), "utf8"),
-  ) as { spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
-  const spec = crd.spec.versions.find((v) => v.name === "v1")?.schema.openAPIV3Schema.properties?.[
-    "spec"
-  ];
-  if (spec === undefined) throw new Error("no PrometheusRule v1 spec schema");
-  return spec;
-}
-
-describe("the monitoring component, rendered by kustomize", function () {
-  this.timeout(60_000);
-
-  it("adds a valid PrometheusRule and the dashboard's ConfigMap to the install with the hook's ServiceMonitor, and nothing else", () => {
-    const withMonitor = kustomize("examples/hook-servicemonitor");
-    const withAll = kustomize("examples/hook-monitoring");
-    const added = ["PrometheusRule/llsd-hook", "ConfigMap/llsd-hook-dashboard"];
-    expect([...withAll.keys()].sort()).to.deep.equal([...withMonitor.keys(), ...added].sort());
-    for (const [key, obj] of withMonitor) expect(withAll.get(key), key).to.deep.equal(obj);
-
-    const rule = withAll.get("PrometheusRule/llsd-hook") as Obj & { spec: { groups: unknown } };
-    expect(rule.metadata.namespace).to.equal("llsd-hook");
-    // Labels and annotations are maps (additionalProperties), which schemaErrors does not model.
-    const checked = {
-      groups: (rule.spec.groups as { name: string; rules: Record<string, unknown>[] }[]).map(
-        (g) => ({ ...g, rules: g.rules.map(({ labels: _l, annotations: _a, ...r }) => r) }),
-      ),
-    };
-    expect(schemaErrors(checked, prometheusRuleSpecSchema())).to.deep.equal([]);
-
-    const cm = withAll.get("ConfigMap/llsd-hook-dashboard") as Obj & {
-      data: Record<string, string>;
-    };
-    expect(cm.metadata.namespace).to.equal("llsd-hook");
-    expect(cm.metadata.labels?.["grafana_dashboard"]).to.equal("1");
-    const json = readFileSync(
-      join(root, "manifests", "components", "hook-monitoring", "llsd-hook-dashboard.json"),
-      "utf8",
-    );
-    expect(cm.data["llsd-hook-dashboard.json"]).to.equal(json);
   });
 });

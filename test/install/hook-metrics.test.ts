@@ -10,7 +10,10 @@
 // rendered by the pinned kubectl through examples/hook-servicemonitor: the base
 // install plus one ServiceMonitor, valid against the Prometheus Operator's CRD,
 // that scrapes the port the hook listens on for metrics and the NetworkPolicy
-// admits from namespace monitoring.
+// admits from namespace monitoring. And the alerts and dashboard component
+// (manifests/components/hook-monitoring) through examples/hook-monitoring: that
+// install plus a PrometheusRule, valid against the Operator's CRD, and the
+// dashboard's ConfigMap for Grafana's sidecar (its rules run in test/install/alerts.test.ts).
 import { expect } from "chai";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -159,7 +162,10 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
   });
 });
 
-type Obj = Record<string, unknown> & { kind: string; metadata: { name: string } };
+type Obj = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+};
 
 function kustomize(dir: string): Map<string, Obj> {
   const text = execFileSync(kubectl(), ["kustomize", dir], { cwd: root, encoding: "utf8" });
@@ -174,13 +180,15 @@ interface Port {
   targetPort?: string;
 }
 
-function serviceMonitorSpecSchema(): Schema {
-  const crd = parse(
-    readFileSync(join(thirdPartyCrdDir(), "monitoring.coreos.com_servicemonitors.yaml"), "utf8"),
-  ) as { spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+/** The spec schema of a Prometheus Operator kind (v1), from its CRD (scripts/third-party-crds.sh). */
+function operatorSpecSchema(plural: string): Schema {
+  const file = join(thirdPartyCrdDir(), `monitoring.coreos.com_${plural}.yaml`);
+  const crd = parse(readFileSync(file, "utf8")) as {
+    spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+  };
   const v1 = crd.spec.versions.find((v) => v.name === "v1");
   const spec = v1?.schema.openAPIV3Schema.properties?.["spec"];
-  if (spec === undefined) throw new Error("no ServiceMonitor v1 spec schema");
+  if (spec === undefined) throw new Error(`no ${plural} v1 spec schema`);
   return spec;
 }
 
@@ -203,7 +211,7 @@ describe("the hook ServiceMonitor component, rendered by kustomize", function ()
     };
     // matchLabels is a map (additionalProperties), which schemaErrors does not model.
     const checked = { ...sm.spec, selector: {} };
-    expect(schemaErrors(checked, serviceMonitorSpecSchema())).to.deep.equal([]);
+    expect(schemaErrors(checked, operatorSpecSchema("servicemonitors"))).to.deep.equal([]);
     const service = base.get("Service/llsd-hook") as Obj & {
       metadata: { namespace: string; labels: Record<string, string> };
       spec: { ports: Port[] };
@@ -240,5 +248,38 @@ describe("the hook ServiceMonitor component, rendered by kustomize", function ()
     ]);
     // The monitoring namespace reaches the metrics port only, never the hook's.
     expect(scrape[0]?.ports.map((p) => p.port)).to.deep.equal(["metrics"]);
+  });
+});
+
+describe("the monitoring component, rendered by kustomize", function () {
+  this.timeout(60_000);
+
+  it("adds a valid PrometheusRule and the dashboard's ConfigMap to the install with the hook's ServiceMonitor, and nothing else", () => {
+    const withMonitor = kustomize("examples/hook-servicemonitor");
+    const withAll = kustomize("examples/hook-monitoring");
+    const added = ["PrometheusRule/llsd-hook", "ConfigMap/llsd-hook-dashboard"];
+    expect([...withAll.keys()].sort()).to.deep.equal([...withMonitor.keys(), ...added].sort());
+    for (const [key, obj] of withMonitor) expect(withAll.get(key), key).to.deep.equal(obj);
+
+    const rule = withAll.get("PrometheusRule/llsd-hook") as Obj & { spec: { groups: unknown } };
+    expect(rule.metadata.namespace).to.equal("llsd-hook");
+    // Labels and annotations are maps (additionalProperties), which schemaErrors does not model.
+    const checked = {
+      groups: (rule.spec.groups as { name: string; rules: Record<string, unknown>[] }[]).map(
+        (g) => ({ ...g, rules: g.rules.map(({ labels: _l, annotations: _a, ...r }) => r) }),
+      ),
+    };
+    expect(schemaErrors(checked, operatorSpecSchema("prometheusrules"))).to.deep.equal([]);
+
+    const cm = withAll.get("ConfigMap/llsd-hook-dashboard") as Obj & {
+      data: Record<string, string>;
+    };
+    expect(cm.metadata.namespace).to.equal("llsd-hook");
+    expect(cm.metadata.labels?.["grafana_dashboard"]).to.equal("1");
+    const json = readFileSync(
+      join(root, "manifests", "components", "hook-monitoring", "llsd-hook-dashboard.json"),
+      "utf8",
+    );
+    expect(cm.data["llsd-hook-dashboard.json"]).to.equal(json);
   });
 });

@@ -584,8 +584,10 @@ describe("real pods on a real node (kubelet + containerd)", function () {
           500,
         );
         const cr = minimalExample(upstream.baseUrl);
-        const inference = (cr.spec["providers"] as { inference: { provider: string }[] }).inference;
-        inference[0]!.provider = "no-such-provider";
+        // An unknown provider type and no Secret to read: Stalled on the type alone.
+        const inference = (cr.spec["providers"] as { inference: Record<string, unknown>[] })
+          .inference;
+        inference[0] = { provider: "no-such-provider", endpoint: upstream.baseUrl };
         await kube().mustCreate(API_VERSION, RESOURCE, {
           ...cr,
           metadata: { name: stalledName, namespace: NS },

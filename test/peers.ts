@@ -10,6 +10,8 @@ export interface Peers {
   node?: { binDir: string; pauseImage: string; images: Record<string, string> };
   /** The hook's own image (scripts/build-image.sh) and the stand-in base it was built on, as OCI archives. */
   hookImage?: { archive: string; base: string };
+  /** Prometheus's promtool and server, and promql-names (test/prometheus/build.sh). */
+  prometheusDir?: string;
 }
 
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");

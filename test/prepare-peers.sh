@@ -17,7 +17,9 @@
 #     on a stand-in of the Node.js base; cold: ~4 min), and that base
 # The Kubernetes build and the hook's image build run in the background while
 # the venvs and server images are prepared; the node is built after the former.
-# Writes the locations to ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/peers.json for the tests.
+# Writes the locations to .cache/peers.json in this checkout for its tests: the
+# builds are shared by every checkout through the cache, but which hook image
+# (built from this checkout's source) and which tools its tests run is its own.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
@@ -31,6 +33,8 @@ if ! flock -n 9; then
   echo "[peers] another run is preparing the peers in $CACHE; waiting for it"
   flock 9
 fi
+PEERS_FILE="$ROOT/.cache/peers.json"
+mkdir -p "$ROOT/.cache"
 START=$(date +%s)
 echo "[peers] preparing real peers (cache: $CACHE)"
 
@@ -92,5 +96,5 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
   echo "  \"hookImage\": {\"archive\": \"$HOOK_IMAGE\", \"base\": \"$HOOK_IMAGE_BASE\"},"
   echo "  \"llamaStackVenvs\": {$(IFS=,; echo "${VENVS[*]}")}"
   echo "}"
-} > "$CACHE/peers.json"
+} > "$PEERS_FILE"
 echo "[peers] ready in $(( $(date +%s) - START ))s"

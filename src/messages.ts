@@ -334,6 +334,8 @@ export const msg = {
     "must be a LlamaStackDistribution object (a JSON object with apiVersion, kind, metadata and spec)",
   convertWrongVersion: (found: string, expected: string) =>
     `is ${found}; this conversion takes ${expected} (llsd-hook converts between llamastack.io/v1alpha1 and llamastack.io/v1alpha2)`,
+  v1alpha2SpecUnderV1alpha1: (fields: readonly string[]) =>
+    `is llamastack.io/v1alpha1, but the spec is written for llamastack.io/v1alpha2: ${list(fields.map((f) => `spec.${f}`))} ${fields.length === 1 ? "is a field" : "are fields"} of v1alpha2, and a v1alpha1 spec has its distribution under spec.server; write apiVersion: llamastack.io/v1alpha2`,
   convertWrongKind: (found: string) =>
     `is ${found}; llsd-hook converts only LlamaStackDistribution objects`,
   convertWrongType: (expected: string, found: string, apiVersion: string) =>

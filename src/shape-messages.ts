@@ -102,6 +102,8 @@ function isSecretRef(schema: Schema | undefined): boolean {
 }
 
 const SCALARS = new Set(["string", "number", "int", "boolean", "enum", "literal"]);
+/** What zod itself describes: scalars and the containers whose fields it knows. */
+const SHAPED = new Set([...SCALARS, "object", "array", "record"]);
 
 /** How a value of `schema` is written: its required fields, `leaf(name)` for each scalar. */
 function sketch(schema: Schema | undefined, leaf: (field: string) => string, field = ""): string {
@@ -366,7 +368,9 @@ function wrongForList(path: Path, value: unknown, at: Schema | undefined): strin
     return `expected a list, not an object; make it a list of one entry, ${write(path, `[${entry}]`)} (in block style, "- " before the entry's first field)`;
   }
   const one = writtenAs(element, value);
-  return `expected a list, not ${describe(value)}; write ${write(path, `[${one ?? sketch(element, ellipsis)}]`)}`;
+  // An embedded Kubernetes type (an EnvVar, a Volume) is checked by its own schema, not zod's.
+  const opaque = one === undefined && !SHAPED.has(kindOf(element) ?? "");
+  return `expected a list, not ${describe(value)}; write ${write(path, `[${one ?? sketch(element, ellipsis)}]`)}${opaque ? ` (kubectl explain ${explainPath(path)} lists its fields)` : ""}`;
 }
 
 /** A string, a number or a list where an object goes. */

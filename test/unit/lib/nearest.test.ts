@@ -18,7 +18,14 @@ const SPEC_FIELDS = [
   "auth",
 ];
 const ENTRY_FIELDS = ["id", "provider", "endpoint", "apiKey", "secretRefs", "settings", "module"];
-const PROVIDER_IDS = ["openai", "anthropic", "gemini", "groq", "sentence-transformers", "fireworks"];
+const PROVIDER_IDS = [
+  "openai",
+  "anthropic",
+  "gemini",
+  "groq",
+  "sentence-transformers",
+  "fireworks",
+];
 
 const rows: { word: string; candidates: readonly string[]; expected: string | undefined }[] = [
   // two adjacent letters swapped: one edit
@@ -60,7 +67,11 @@ const rows: { word: string; candidates: readonly string[]; expected: string | un
   { word: "--__--", candidates: ["", "-", "_"], expected: undefined },
   { word: "a".repeat(100_000), candidates: SPEC_FIELDS, expected: undefined },
   { word: "providers", candidates: ["a".repeat(100_000), "provider"], expected: "provider" },
-  { word: "__proto__", candidates: ["constructor", "__proto__x", "toString"], expected: "__proto__x" },
+  {
+    word: "__proto__",
+    candidates: ["constructor", "__proto__x", "toString"],
+    expected: "__proto__x",
+  },
   { word: "constructor", candidates: SPEC_FIELDS, expected: undefined },
   { word: "infèrence", candidates: ["inference", "safety"], expected: "inference" },
   { word: "inference\u0000", candidates: ["inference", "safety"], expected: "inference" },

@@ -37,8 +37,6 @@ interface Def {
   innerType?: Schema;
   in?: Schema;
   getter?: () => Schema;
-  entries?: Record<string, string | number>;
-  values?: readonly unknown[];
   checks?: readonly Check[];
 }
 interface Schema {
@@ -101,7 +99,12 @@ function isSecretRef(schema: Schema | undefined): boolean {
   return kindOf(schema) === "object" && fields.length === 1 && fields[0]?.[0] === "secretKeyRef";
 }
 
-const SCALARS = new Set(["string", "number", "int", "boolean", "enum", "literal"]);
+/** Whether `path` is in a Secret reference, where nothing written is said back. */
+function inSecretRef(root: Schema | undefined, path: Path): boolean {
+  return path.some((_, n) => isSecretRef(schemaAt(root, path.slice(0, n))));
+}
+
+const SCALARS = new Set(["string", "number", "boolean", "enum", "literal"]);
 /** What zod itself describes: scalars and the containers whose fields it knows. */
 const SHAPED = new Set([...SCALARS, "object", "array", "record"]);
 
@@ -348,15 +351,17 @@ function wrongType(
       return `expected true or false, but the quotes make "${String(value).trim()}" a string; write it without quotes: ${write(issue.path, String(word))}`;
     return `expected true or false, not ${describe(value)}; write ${write(issue.path, "true")} or false`;
   }
-  if (expected === "array") return wrongForList(issue.path, value, at);
-  if (expected === "object" || expected === "record") return wrongForObject(issue.path, value, at);
+  const echo = !inSecretRef(schema, issue.path);
+  if (expected === "array") return wrongForList(issue.path, value, at, echo);
+  if (expected === "object" || expected === "record")
+    return wrongForObject(issue.path, value, at, echo);
   if (expected === "string")
     return `expected a string, not ${describe(value)}; write the value itself as text`;
   return undefined;
 }
 
 /** An object, a string or a number where a list goes. */
-function wrongForList(path: Path, value: unknown, at: Schema | undefined): string {
+function wrongForList(path: Path, value: unknown, at: Schema | undefined, echo: boolean): string {
   const element = at === undefined ? undefined : unwrap(at)._zod.def.element;
   if (typeof value === "object" && value !== null && kindOf(element) === "object") {
     const own = fieldsOf(element).map(([k]) => k);
@@ -367,20 +372,20 @@ function wrongForList(path: Path, value: unknown, at: Schema | undefined): strin
         : `{ ${keys.map((k) => `${k}: …`).join(", ")} }`;
     return `expected a list, not an object; make it a list of one entry, ${write(path, `[${entry}]`)} (in block style, "- " before the entry's first field)`;
   }
-  const one = writtenAs(element, value);
+  const one = echo ? writtenAs(element, value) : undefined;
   // An embedded Kubernetes type (an EnvVar, a Volume) is checked by its own schema, not zod's.
   const opaque = one === undefined && !SHAPED.has(kindOf(element) ?? "");
   return `expected a list, not ${describe(value)}; write ${write(path, `[${one ?? sketch(element, ellipsis)}]`)}${opaque ? ` (kubectl explain ${explainPath(path)} lists its fields)` : ""}`;
 }
 
 /** A string, a number or a list where an object goes. */
-function wrongForObject(path: Path, value: unknown, at: Schema | undefined): string {
+function wrongForObject(path: Path, value: unknown, at: Schema | undefined, echo: boolean): string {
   const explain = `kubectl explain ${explainPath(path)} lists its fields`;
   if (Array.isArray(value))
     return value.length === 1 && typeof value[0] === "object" && value[0] !== null
       ? `expected an object, not a list; remove the "- " before its first field (${explain})`
       : `expected an object, not a list; write ${write(path, sketch(at, ellipsis))} (${explain})`;
-  const written = writtenAs(at, value);
+  const written = echo ? writtenAs(at, value) : undefined;
   return `expected an object, not ${describe(value)}; write ${write(path, written ?? sketch(at, ellipsis))}${written === undefined ? ` (${explain})` : ""}`;
 }
 

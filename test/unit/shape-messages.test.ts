@@ -24,7 +24,7 @@ const SECRET = "sk-CANARY-7f3a9c";
 
 interface Row {
   name: string;
-  /** The resource after apiVersion and kind: metadata.name llama unless `name` is set. */
+  /** The resource after apiVersion, kind and metadata (name llama, or resourceName). */
   body: string;
   resourceName?: string;
   errors: string[];
@@ -104,6 +104,20 @@ const rows: Row[] = [
   {
     name: "apiKey: a key itself where a Secret reference goes (the value is never said back)",
     body: `${STARTER}${VLLM}        apiKey: ${SECRET}\n`,
+    errors: [
+      "spec.providers.inference[0].apiKey: takes a reference to a key of a Secret, never the value itself (anyone who can read the resource could read it); put the value in a Secret (kubectl create secret generic <name> --from-literal=<key>=<value>) and write apiKey: { secretKeyRef: { name: <name>, key: <key> } }",
+    ],
+  },
+  {
+    name: "a key where the secretKeyRef object goes: not said back, though it would pass for a name",
+    body: `${STARTER}${VLLM}        apiKey: {secretKeyRef: ${SECRET.toLowerCase()}}\n`,
+    errors: [
+      "spec.providers.inference[0].apiKey.secretKeyRef: expected an object, not a string; write secretKeyRef: { name: …, key: … } (kubectl explain llamastackdistribution.spec.providers.inference.apiKey.secretKeyRef lists its fields)",
+    ],
+  },
+  {
+    name: "a list of keys where a Secret reference goes",
+    body: `${STARTER}${VLLM}        apiKey: [${SECRET}]\n`,
     errors: [
       "spec.providers.inference[0].apiKey: takes a reference to a key of a Secret, never the value itself (anyone who can read the resource could read it); put the value in a Secret (kubectl create secret generic <name> --from-literal=<key>=<value>) and write apiKey: { secretKeyRef: { name: <name>, key: <key> } }",
     ],
@@ -323,7 +337,7 @@ describe("messages for the generic shape errors", () => {
         const { request: body } = requestOf(textOf(row), "cr.yaml");
         const res = await request(app).post("/sync").send(body).expect(200);
         expect(res.body.status).to.deep.equal((parse(out.status) as { status: unknown }).status);
-        expect(JSON.stringify(res.body)).not.to.include(SECRET);
+        expect(JSON.stringify(res.body).toLowerCase()).not.to.include(SECRET.toLowerCase());
       });
     });
 

@@ -1,4 +1,4 @@
-// npm run bench -- 10: the bounds the tests check by outcome, not by time.
+// npm run bench -- 11: the bounds the tests check by outcome, not by time.
 //   - the client timeouts as the hook starts (node dist/server/main.js,
 //     defaults): seconds from connecting until the hook cuts a client stalled
 //     in its headers (limit 10 s) and one stalled in its body (30 s), three of
@@ -70,7 +70,7 @@ function benchBoundedYaml(): void {
 }
 
 export async function benchBounds(): Promise<void> {
-  console.log("\n10. bounds the tests check by outcome: client timeouts, hostile YAML");
+  console.log("\n11. bounds the tests check by outcome: client timeouts, hostile YAML");
   await benchClientTimeouts();
   benchBoundedYaml();
 }

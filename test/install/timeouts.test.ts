@@ -3,7 +3,7 @@
 // as README "Operations" says: each gets Node's 408 and the server closes the
 // connection, on raw sockets. How soon after its limit each is cut (Node
 // checks only every 30 s by default; they were cut at ~19.5 s and ~58 s) is
-// measured by npm run bench -- 10, not asserted here.
+// measured by npm run bench -- 11, not asserted here.
 import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
 // sockets: stalled uploads on any endpoint (/convert needs no token) hold at
 // most the budget; what does not fit gets a 503 at once, /healthz keeps
 // answering, and a stalled client is cut by the server's timeout (how soon
-// after its limit: npm run bench -- 10).
+// after its limit: npm run bench -- 11).
 import { expect } from "chai";
 import http from "node:http";
 import net from "node:net";
@@ -151,7 +151,7 @@ describe("client timeouts, on a raw socket", function () {
   this.timeout(10_000);
   // Scaled down (the defaults, 10 s and 30 s, are in test/install/timeouts.test.ts). Node
   // checks them every connectionsCheckingInterval: at its default (30 s) neither client here
-  // would be cut before the test's timeout (10 s); how soon they are: npm run bench -- 10.
+  // would be cut before the test's timeout (10 s); how soon they are: npm run bench -- 11.
   const server = http.createServer(
     timeoutOptions(500, 1500),
     createApp({ catalog, logger: pino({ level: "silent" }) }),

@@ -1,0 +1,634 @@
+// The worker pool's shell: every request body is read and answered in a
+// worker thread (../worker.ts), never in the main thread, which only receives
+// bytes, hashes them, answers from its caches and sends. This file owns the
+// threads, the messages (./protocol.ts) and the timers; what the rules decide
+// is elsewhere, each part owning its state (docs/adr/0017-worker-pool.md has
+// the rules, docs/architecture.md "One request" the path of a request):
+//   - ./limits.ts: the limits, the fixed numbers and the waits derived from them;
+//   - ./ledger.ts: each tenant's time in hand, and when it waits to make it up;
+//   - ./choose.ts: which queued request a free worker takes, which tenants wait;
+//   - ./cpu.ts: a thread's CPU time, for the deadline;
+//   - ./clock.ts: the one wall clock, passed in (tests move it by hand).
+// Here: a request past its deadline or out of heap is answered 503 and its
+// worker replaced; equal bytes in flight share one run, and bytes that ran
+// past a limit are answered so again for a while without running; a request
+// waits for a worker a bounded time.
+import { serialize } from "node:v8";
+import { Worker } from "node:worker_threads";
+import type { Catalog } from "../../config/catalog.js";
+import { serverMsg } from "../../server-messages.js";
+import {
+  CONVERT_TENANT,
+  errorAnswer,
+  type Answer,
+  type Job,
+  type RefusalReason,
+  type Route,
+} from "../answer.js";
+import type { TierStats } from "../memo.js";
+import { copyOf, moving, owned } from "../transfer.js";
+import { choose, handBack, mayStart, waitsPast, type Running } from "./choose.js";
+import { systemClock, type Clock } from "./clock.js";
+import { threadCpuMs } from "./cpu.js";
+import { workerEntry, type WorkerEntry } from "./entry.js";
+import { createLedger, type Ledger } from "./ledger.js";
+import {
+  checkEveryMs,
+  queueWaitMs,
+  REMEMBERED_REFUSALS,
+  REPEAT_COOLDOWN_MS,
+  START_MS,
+  tenantWorkers,
+  wallLimitMs,
+  YOUNG_GENERATION_MIB,
+  type PoolLimits,
+} from "./limits.js";
+import type { JobMessage, VerdictMessage, WorkerData, WorkerMessage } from "./protocol.js";
+
+/** What the pool tells the app of one request besides its answer (metrics and log lines). */
+export interface PoolEvents {
+  /** It ran past the deadline; its worker was replaced. */
+  timeout?(parent: string | undefined): void;
+  /** Its worker stopped while answering (out of heap, or another fault); it was replaced. */
+  crash?(parent: string | undefined, reason: string): void;
+  /**
+   * It was answered 503 without running: it waited too long for a worker, it
+   * is bytes that ran past a limit, or its tenant took its share of the workers' time lately.
+   */
+  refused?(why: RefusalReason): void;
+}
+
+export interface PoolOptions {
+  catalog: Catalog;
+  limits: PoolLimits;
+  /** Bytes the workers' generation caches may hold together (each an equal part). */
+  cacheBytes: number;
+  fieldManager?: string;
+}
+
+/** One request for the pool; `key` (the route and the sha256 of its bytes) joins equal requests. */
+interface PoolRequest extends Job {
+  key?: string;
+}
+
+interface PoolStats {
+  workers: number;
+  busy: number;
+  queued: number;
+  /** Requests the workers answered, and workers replaced (past a deadline, out of heap), since the pool was made. */
+  answered: number;
+  replaced: number;
+  /** The workers' generation caches together (hits and misses of replaced workers included). */
+  generation: TierStats;
+}
+
+export interface Pool {
+  readonly limits: PoolLimits;
+  /** The answer; always resolves (a 503 when the pool could not answer in time). */
+  run(request: PoolRequest, events?: PoolEvents): Promise<Answer>;
+  /** Starts every worker; resolves when all are ready, rejects when they cannot start. */
+  ready(): Promise<void>;
+  stats(): PoolStats;
+  /** Stops every worker; queued requests are answered 503. */
+  close(): Promise<void>;
+}
+
+/** A pool of `options.limits.workers` workers; they start on the first request or on ready(). */
+export function createPool(options: PoolOptions, clock: Clock = systemClock): Pool {
+  return new WorkerPool(options, clock);
+}
+
+interface Waiter {
+  resolve: (answer: Answer) => void;
+  events: PoolEvents;
+}
+
+/** A request the pool has not answered yet: queued, or being answered by a worker. */
+interface Pending {
+  id: number;
+  request: PoolRequest;
+  /** The request and any equal ones that came while it was pending. */
+  waiters: Waiter[];
+  /** When it came: it waits for a worker at most queueWaitMs from then. */
+  since: number;
+  /** Known once a worker has read it. */
+  tenant?: string;
+  /** namespace/name, once read and valid. */
+  parent?: string;
+  /** Cancels the timer of its wait in the queue. */
+  cancelWait?: (() => void) | undefined;
+  /** It asked whether it may go on, and waits for the verdict. */
+  asking?: boolean;
+  /** It was told to hand itself back: it no longer counts for its tenant. */
+  handedBack?: boolean;
+}
+
+interface Slot {
+  worker: Worker;
+  /** Shared with the worker: set to make its request ask before it goes on (WorkerData.ask). */
+  ask: Int32Array;
+  ready: boolean;
+  job?: Pending | undefined;
+  /** The worker's thread id, when /proc shows its CPU time. */
+  tid?: number;
+  /** When its job started, and its thread's CPU time then (ms). */
+  startedAt: number;
+  cpuAt: number;
+  /** Set when the pool stops this worker itself: its exit is not a crash. */
+  retired: boolean;
+  /** The error it reported before exiting, if any. */
+  error?: { code?: string; message: string };
+  generation: TierStats;
+  /** A worker starting in place of one stopped on this tenant's request: the tenant holds it until it is ready. */
+  heldBy?: string | undefined;
+}
+
+const noStats = (): TierStats => ({ entries: 0, bytes: 0, hits: 0, misses: 0 });
+
+/** What a request is, in a message: the parent when it was read, else the route. */
+function subject(job: Pending): string {
+  const { route } = job.request;
+  if (job.parent !== undefined)
+    return route === "customize" ? serverMsg.customizeOf(job.parent) : serverMsg.syncOf(job.parent);
+  return route === "convert" ? serverMsg.convertRequest : serverMsg.unreadRequest(route);
+}
+
+const tenantName = (tenant: string) => serverMsg.tenant(tenant, tenant === CONVERT_TENANT);
+
+/** An answer saying to retry: a 503 with Retry-After. */
+const unavailable = (route: Route, message: string): Answer => ({
+  ...errorAnswer(route, 503, message),
+  retryAfter: 1,
+});
+
+class WorkerPool implements Pool {
+  readonly limits: PoolLimits;
+  /** Workers one tenant may hold. */
+  private readonly share: number;
+  private readonly waitMs: number;
+  private readonly wallMs: number;
+  private readonly entry: WorkerEntry;
+  private readonly data: Omit<WorkerData, "ask">;
+  private readonly ledger: Ledger;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private readonly inFlight = new Map<string, Pending>();
+  private readonly repeats = new Map<string, { answer: Answer; until: number }>();
+  /** Hits and misses of the generation caches of workers that were replaced. */
+  private readonly retiredStats = noStats();
+  private nextId = 1;
+  private answered = 0;
+  private replaced = 0;
+  private startedAt: number | undefined;
+  private closed = false;
+  private startFailures = 0;
+  private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private broken: string | undefined;
+  /** Cancels the next check of the deadlines; set while a request is being answered. */
+  private watch: (() => void) | undefined;
+
+  constructor(
+    options: PoolOptions,
+    private readonly clock: Clock,
+  ) {
+    const { limits } = options;
+    if (!Number.isInteger(limits.workers) || limits.workers < 1)
+      throw new Error(serverMsg.tooFewWorkers(limits.workers));
+    this.limits = limits;
+    this.share = tenantWorkers(limits.workers);
+    this.waitMs = queueWaitMs(limits.deadlineMs);
+    this.wallMs = wallLimitMs(limits.deadlineMs);
+    this.ledger = createLedger(limits.deadlineMs);
+    this.entry = workerEntry();
+    // Serialized once, shared: a replaced worker costs the main thread no copy of the catalog.
+    const serialized = serialize(options.catalog);
+    const catalog = new Uint8Array(new SharedArrayBuffer(serialized.length));
+    catalog.set(serialized);
+    this.data = {
+      catalog,
+      cacheBytes: options.cacheBytes / limits.workers,
+      ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+    };
+  }
+
+  run(request: PoolRequest, events: PoolEvents = {}): Promise<Answer> {
+    const { key, route } = request;
+    if (this.broken !== undefined) return Promise.resolve(this.brokenAnswer(route));
+    if (this.closed) return Promise.resolve(unavailable(route, serverMsg.shuttingDown));
+    this.startAll();
+    const now = this.clock.now();
+    if (key !== undefined) {
+      const repeat = this.repeats.get(key);
+      if (repeat !== undefined && repeat.until > now) {
+        events.refused?.("repeat");
+        return Promise.resolve({ ...repeat.answer, body: copyOf(repeat.answer.body) });
+      }
+      if (repeat !== undefined) this.repeats.delete(key);
+      const same = this.inFlight.get(key);
+      if (same !== undefined)
+        return new Promise((resolve) => same.waiters.push({ resolve, events }));
+    }
+    return new Promise((resolve) => {
+      const job: Pending = {
+        id: this.nextId++,
+        request,
+        waiters: [{ resolve, events }],
+        since: now,
+        // /convert is one tenant, known before it is read.
+        ...(route === "convert" ? { tenant: CONVERT_TENANT } : {}),
+      };
+      if (key !== undefined) this.inFlight.set(key, job);
+      this.enqueue(job);
+      this.pump();
+    });
+  }
+
+  ready(): Promise<void> {
+    if (this.broken !== undefined)
+      return Promise.reject(new Error(serverMsg.workersDoNotStart(this.broken)));
+    this.startAll();
+    return new Promise((resolve, reject) => {
+      // A timer of its own: it also keeps the process alive while the (unref'd) workers start.
+      const cancel = this.clock.after(START_MS, () =>
+        reject(new Error(serverMsg.workersDidNotStart(START_MS / 1000))),
+      );
+      this.readyWaiters.push({
+        resolve: () => (cancel(), resolve()),
+        reject: (err) => (cancel(), reject(err)),
+      });
+      this.notifyReady();
+    });
+  }
+
+  stats(): PoolStats {
+    const generation = { ...this.retiredStats, entries: 0, bytes: 0 };
+    for (const { generation: g } of this.slots) {
+      generation.entries += g.entries;
+      generation.bytes += g.bytes;
+      generation.hits += g.hits;
+      generation.misses += g.misses;
+    }
+    return {
+      workers: this.slots.length,
+      busy: this.slots.filter((s) => s.job !== undefined).length,
+      queued: this.queue.length,
+      answered: this.answered,
+      replaced: this.replaced,
+      generation,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const stopping = (job: Pending) =>
+      this.settle(job, unavailable(job.request.route, serverMsg.shuttingDown));
+    for (const job of this.queue.splice(0)) stopping(job);
+    for (const slot of this.slots) if (slot.job !== undefined) stopping(slot.job);
+    this.watch?.();
+    await Promise.all(
+      this.slots.map((s) => {
+        s.retired = true;
+        return s.worker.terminate();
+      }),
+    );
+  }
+
+  /** The answer while the workers cannot start: a 500, the reason for the log. */
+  private brokenAnswer(route: Route): Answer {
+    return {
+      ...errorAnswer(route, 500, serverMsg.internalError),
+      fault: { note: "llsd-hook's workers do not start", message: this.broken ?? "" },
+    };
+  }
+
+  private settle(job: Pending, answer: Answer): void {
+    job.cancelWait?.();
+    const key = job.request.key;
+    if (key !== undefined && this.inFlight.get(key) === job) this.inFlight.delete(key);
+    // Each waiter gets its own copy of the bytes: one may be transferred or cached apart from another.
+    for (const [i, waiter] of job.waiters.entries())
+      waiter.resolve(i === 0 ? answer : { ...answer, body: copyOf(answer.body) });
+  }
+
+  /** Bytes that ran past a limit are answered so again, without running, for a while. */
+  private remember(job: Pending, answer: Answer, now: number): void {
+    const key = job.request.key;
+    if (key === undefined) return;
+    this.repeats.set(key, { answer, until: now + REPEAT_COOLDOWN_MS });
+    // A bounded record: the oldest goes first.
+    const [oldest] = this.repeats.keys();
+    if (this.repeats.size > REMEMBERED_REFUSALS && oldest !== undefined)
+      this.repeats.delete(oldest);
+  }
+
+  /** Queues a request in its arrival order, with a timer for the rest of its wait. */
+  private enqueue(job: Pending): void {
+    const now = this.clock.now();
+    const deadline = job.since + this.waitMs;
+    const until =
+      job.tenant === undefined ? undefined : waitsPast(job.tenant, deadline, this.ledger, now);
+    if (job.tenant !== undefined && until !== undefined)
+      return this.refuseForTime(job, job.tenant, until, now);
+    const at = this.queue.findIndex((q) => q.id > job.id);
+    this.queue.splice(at === -1 ? this.queue.length : at, 0, job);
+    job.cancelWait = this.clock.after(Math.max(0, deadline - now), () => this.expire(job));
+  }
+
+  /** A request whose tenant waits for its time longer than it may wait for a worker: a 503 at once. */
+  private refuseForTime(job: Pending, tenant: string, until: number, now: number): void {
+    for (const w of job.waiters) w.events.refused?.("share");
+    const seconds = Math.ceil((until - now) / 1000);
+    const stopped = this.ledger.stopped(tenant);
+    const text = serverMsg.waitsForItsTime(subject(job), seconds, tenantName(tenant), stopped);
+    this.settle(job, unavailable(job.request.route, text));
+  }
+
+  /** A request that waited its whole time for a worker: a 503. */
+  private expire(job: Pending): void {
+    const index = this.queue.indexOf(job);
+    if (index === -1) return;
+    // While the workers first start (a pool started by its first request), waiting is no one's share.
+    const starting = this.clock.now() - (this.startedAt ?? 0) < START_MS;
+    if (!this.slots.some((s) => s.ready) && starting) {
+      job.cancelWait = this.clock.after(this.waitMs, () => this.expire(job));
+      return;
+    }
+    this.queue.splice(index, 1);
+    for (const w of job.waiters) w.events.refused?.("queue");
+    const { workers } = this.limits;
+    const text =
+      job.tenant === undefined
+        ? serverMsg.noFreeWorker(subject(job), this.waitMs, workers)
+        : serverMsg.tenantHoldsItsShare(
+            subject(job),
+            this.waitMs,
+            tenantName(job.tenant),
+            this.share,
+            workers,
+          );
+    this.settle(job, unavailable(job.request.route, text));
+  }
+
+  /** The workers tenants hold now, read from the slots each time it is asked. */
+  private running(): Running {
+    const holds = (s: Slot, tenant: string) =>
+      (s.job?.tenant === tenant && s.job.handedBack !== true) || (!s.ready && s.heldBy === tenant);
+    return {
+      share: this.share,
+      held: (tenant) => this.slots.filter((s) => holds(s, tenant)).length,
+    };
+  }
+
+  /** Charges a tenant (./ledger.ts); one out of time is looked at again when its time is back. */
+  private charge(tenant: string | undefined, ms: number, now: number, stopped = false): void {
+    if (tenant === undefined) return;
+    const back = this.ledger.charge(tenant, ms, now, stopped);
+    if (back !== undefined) this.clock.after(back, () => this.pump(), true);
+  }
+
+  /** What a slot's request has taken so far, ms: its thread's CPU time, or wall time where /proc cannot tell. */
+  private takenMs(slot: Slot, now: number): number {
+    const cpu = slot.tid === undefined ? undefined : threadCpuMs(slot.tid);
+    return cpu === undefined ? now - slot.startedAt : cpu - slot.cpuAt;
+  }
+
+  /**
+   * Gives its verdict to each request that asked whether it may go on, once
+   * every other request being read has said whom it is for: one whose tenant
+   * holds its share with the others is handed back.
+   */
+  private giveVerdicts(): void {
+    if (this.slots.some((s) => s.job !== undefined && s.job.tenant === undefined)) return;
+    for (const slot of this.slots) {
+      const job = slot.job;
+      if (job?.asking !== true || job.tenant === undefined) continue;
+      job.asking = false;
+      const go = mayStart(job.tenant, this.ledger, this.running(), this.clock.now(), 1);
+      // One handed back no longer counts for its tenant.
+      if (!go) job.handedBack = true;
+      const verdict: VerdictMessage = { type: "verdict", id: job.id, go };
+      slot.worker.postMessage(verdict);
+    }
+  }
+
+  private notifyReady(): void {
+    if (!this.slots.every((s) => s.ready)) return;
+    for (const w of this.readyWaiters) w.resolve();
+    this.readyWaiters = [];
+  }
+
+  private startAll(): void {
+    if (this.startedAt !== undefined) return;
+    this.startedAt = this.clock.now();
+    for (let i = 0; i < this.limits.workers; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const ask = new Int32Array(new SharedArrayBuffer(4));
+    const workerData: WorkerData = { ...this.data, ask };
+    const worker = new Worker(this.entry.entry, {
+      eval: this.entry.eval,
+      workerData,
+      resourceLimits: {
+        maxOldGenerationSizeMb: this.limits.heapMib,
+        maxYoungGenerationSizeMb: YOUNG_GENERATION_MIB,
+      },
+    });
+    const slot: Slot = {
+      worker,
+      ask,
+      ready: false,
+      retired: false,
+      generation: noStats(),
+      startedAt: 0,
+      cpuAt: 0,
+    };
+    worker.on("message", (message: WorkerMessage) => this.onMessage(slot, message));
+    worker.on("error", (err: Error & { code?: string }) => {
+      slot.error = { message: err.message, ...(err.code === undefined ? {} : { code: err.code }) };
+    });
+    worker.on("exit", () => this.onExit(slot));
+    // Workers never keep the process alive by themselves: the server (or a pending timer) does.
+    // (After the listeners: adding a "message" listener refs the worker's port again.)
+    worker.unref();
+    return slot;
+  }
+
+  /** A new worker in the place of one stopped on a request of `tenant` (which holds it until it is ready). */
+  private replace(slot: Slot, tenant?: string): void {
+    this.retiredStats.hits += slot.generation.hits;
+    this.retiredStats.misses += slot.generation.misses;
+    const index = this.slots.indexOf(slot);
+    if (index === -1 || this.closed) return;
+    this.replaced += 1;
+    const next = this.spawn();
+    next.heldBy = tenant;
+    this.slots[index] = next;
+  }
+
+  private onExit(slot: Slot): void {
+    const job = slot.job;
+    slot.job = undefined;
+    if (slot.retired || this.closed) return;
+    if (!slot.ready && this.startFailed(slot)) return;
+    if (job !== undefined) {
+      const now = this.clock.now();
+      const outOfHeap = slot.error?.code === "ERR_WORKER_OUT_OF_MEMORY";
+      const reason = outOfHeap ? "out of heap" : (slot.error?.message ?? "exited");
+      for (const w of job.waiters) w.events.crash?.(job.parent, reason);
+      const answer = unavailable(
+        job.request.route,
+        outOfHeap
+          ? serverMsg.outOfHeap(subject(job), this.limits.heapMib)
+          : serverMsg.workerStopped(subject(job)),
+      );
+      this.remember(job, answer, now);
+      this.settle(job, answer);
+      this.charge(job.tenant, this.limits.deadlineMs, now, true);
+    }
+    this.replace(slot, job?.tenant);
+    this.pump();
+  }
+
+  /** A worker that exited before it was ready; true when the pool gives up (the code or catalog is broken). */
+  private startFailed(slot: Slot): boolean {
+    this.startFailures += 1;
+    if (this.startFailures < 3) return false;
+    const why = slot.error?.message ?? "it exited before it was ready";
+    this.broken = why;
+    for (const w of this.readyWaiters) w.reject(new Error(serverMsg.workersDoNotStart(why)));
+    this.readyWaiters = [];
+    for (const queued of this.queue.splice(0))
+      this.settle(queued, this.brokenAnswer(queued.request.route));
+    return true;
+  }
+
+  private onTimeout(slot: Slot, by: "cpu" | "wall", now: number): void {
+    const job = slot.job;
+    if (job === undefined) return;
+    slot.job = undefined;
+    slot.retired = true;
+    for (const w of job.waiters) w.events.timeout?.(job.parent);
+    const { deadlineMs } = this.limits;
+    const text =
+      by === "cpu"
+        ? serverMsg.stoppedAtDeadline(subject(job), deadlineMs)
+        : serverMsg.stoppedAtWallLimit(subject(job), this.wallMs, deadlineMs);
+    const answer = unavailable(job.request.route, text);
+    this.remember(job, answer, now);
+    this.settle(job, answer);
+    this.charge(job.tenant, deadlineMs, now, true);
+    void slot.worker.terminate();
+    this.replace(slot, job.tenant);
+    this.pump();
+  }
+
+  private onMessage(slot: Slot, message: WorkerMessage): void {
+    const now = this.clock.now();
+    if (message.type === "ready") {
+      if (message.tid !== undefined && threadCpuMs(message.tid) !== undefined)
+        slot.tid = message.tid;
+      slot.ready = true;
+      // A worker started in place of one a tenant's request stopped: the start is that tenant's cost too.
+      this.charge(slot.heldBy, message.startMs ?? 0, now, slot.heldBy !== undefined);
+      slot.heldBy = undefined;
+      this.startFailures = 0;
+      this.notifyReady();
+      this.pump();
+      return;
+    }
+    const job = slot.job;
+    if (job === undefined || job.id !== message.id) return;
+    if (message.type === "read") {
+      job.tenant = message.tenant;
+      this.ledger.started(message.tenant, now);
+      if (message.parent !== undefined) job.parent = message.parent;
+      if (message.ask) job.asking = true;
+      this.pump();
+      return;
+    }
+    slot.job = undefined;
+    this.charge(job.tenant, this.takenMs(slot, now), now);
+    if (message.type === "handedBack") {
+      // Back in the queue in its arrival order, with its body and its tenant now known.
+      job.request = { ...job.request, body: message.body };
+      job.handedBack = false;
+      this.enqueue(job);
+    } else {
+      slot.generation = message.generation;
+      this.answered += 1;
+      this.settle(job, message.answer);
+    }
+    this.pump();
+  }
+
+  private start(slot: Slot, job: Pending): void {
+    slot.job = job;
+    const now = this.clock.now();
+    if (job.tenant !== undefined) this.ledger.started(job.tenant, now);
+    const holding = this.slots.map((s) => s.job?.tenant ?? s.heldBy);
+    const tenants = [...holding, ...this.ledger.tenants()].filter((t) => t !== undefined);
+    const { body } = job.request;
+    // The body's own buffer moves to the worker (a request handed back brings it back).
+    const sent = body === null ? null : owned(body);
+    // A request still being read elsewhere may be of this one's tenant: it asks before it goes on.
+    const reading = this.slots.filter(
+      (s) => s !== slot && s.job !== undefined && s.job.tenant === undefined,
+    );
+    for (const other of reading) Atomics.store(other.ask, 0, 1);
+    Atomics.store(slot.ask, 0, reading.length > 0 ? 1 : 0);
+    const message: JobMessage = {
+      type: "job",
+      id: job.id,
+      job: {
+        route: job.request.route,
+        body: sent,
+        charset: job.request.charset,
+        at: job.request.at,
+      },
+      handBack: handBack(tenants, this.ledger, this.running(), now),
+      known: job.tenant !== undefined,
+    };
+    slot.startedAt = now;
+    slot.cpuAt = slot.tid === undefined ? 0 : (threadCpuMs(slot.tid) ?? 0);
+    slot.worker.postMessage(message, moving(sent));
+    job.request = { ...job.request, body: null };
+    this.watchDeadlines();
+  }
+
+  /** Checks the deadlines of the requests being answered every checkEveryMs, while there are any. */
+  private watchDeadlines(): void {
+    this.watch ??= this.clock.after(checkEveryMs(this.limits.deadlineMs), () => {
+      this.watch = undefined;
+      this.check();
+    });
+  }
+
+  private check(): void {
+    const now = this.clock.now();
+    for (const slot of this.slots) {
+      if (slot.job === undefined) continue;
+      const wall = now - slot.startedAt;
+      const cpu =
+        slot.tid === undefined ? wall : (threadCpuMs(slot.tid) ?? slot.cpuAt) - slot.cpuAt;
+      if (cpu >= this.limits.deadlineMs)
+        this.onTimeout(slot, slot.tid === undefined ? "wall" : "cpu", now);
+      else if (wall >= this.wallMs) this.onTimeout(slot, "wall", now);
+    }
+    if (this.slots.some((s) => s.job !== undefined)) this.watchDeadlines();
+  }
+
+  /** Gives each free worker the request ./choose.ts picks, while there is one. */
+  private pump(): void {
+    this.giveVerdicts();
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.job !== undefined) continue;
+      const index = choose(this.queue, this.ledger, this.running(), this.clock.now());
+      const job = index === undefined ? undefined : this.queue.splice(index, 1)[0];
+      if (job === undefined) return;
+      job.cancelWait?.();
+      job.cancelWait = undefined;
+      this.start(slot, job);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// What each tenant (a parent's namespace; all of /convert) has taken of the
+// workers' time lately. Every function takes `now` (ms on ./clock.ts's
+// clock): the ledger never reads a clock.
+//
+// Each tenant has worker time in hand, up to BURST deadlines, refilled at
+// TENANT_SHARE of one worker and charged each request's CPU time (a request
+// stopped at a limit: the deadline, and the start of the worker that replaces
+// it). A tenant with less in hand goes after those with more (./choose.ts),
+// so that a namespace whose requests take long never delays a typical one
+// (milliseconds a sync), and still runs when the workers are free. A tenant
+// out of time waits until its time is back in hand while another tenant has
+// started a request within ACTIVE_MS (so that two workers are not one for the
+// typical namespaces and one for the heavy one), and after one of its
+// requests was stopped at a limit whether alone or not (so that a parent
+// retried forever past the deadline costs the node at most TENANT_SHARE of a
+// core); alone, a namespace is not slowed.
+import { ACTIVE_MS, BURST, LEDGER_TENANTS, TENANT_SHARE } from "./limits.js";
+
+export interface Ledger {
+  /** All the time a tenant may have in hand, ms: BURST deadlines. */
+  readonly full: number;
+  /** A tenant's worker time in hand, ms: full (BURST deadlines) when it was not charged lately. */
+  timeInHand(tenant: string, now: number): number;
+  /** Until when a tenant's requests wait to make up its time (0: they need not). */
+  waitsUntil(tenant: string, now: number): number;
+  /** Whether a request of the tenant was stopped at a limit, and its time is not back in hand since. */
+  stopped(tenant: string): boolean;
+  /** Notes that a request of `tenant` starts (for waitsUntil: whether others are active). */
+  started(tenant: string, now: number): void;
+  /**
+   * Charges `tenant` what one of its requests took of a worker, ms;
+   * `stopped`: a request stopped at a limit. Returns how long until its time
+   * is back in hand when it is out of time now.
+   */
+  charge(tenant: string, ms: number, now: number, stopped?: boolean): number | undefined;
+  /** The tenants charged lately. */
+  tenants(): Iterable<string>;
+}
+
+interface Entry {
+  /** Time in hand at `at`, ms: negative when the tenant took more than it had. */
+  inHand: number;
+  at: number;
+  stopped: boolean;
+}
+
+/** A ledger for requests of at most `deadlineMs` of processing each. */
+export function createLedger(deadlineMs: number): Ledger {
+  const full = BURST * deadlineMs;
+  // Insertion order: the tenant charged longest ago first.
+  const entries = new Map<string, Entry>();
+  /** The last two tenants to start a request, each once, the latest first. */
+  let recent: { tenant: string; at: number }[] = [];
+
+  const timeInHand = (tenant: string, now: number): number => {
+    const entry = entries.get(tenant);
+    if (entry === undefined) return full;
+    return Math.min(full, entry.inHand + (now - entry.at) * TENANT_SHARE);
+  };
+  const othersActive = (tenant: string, now: number): boolean =>
+    recent.some((r) => r.tenant !== tenant && r.at > now - ACTIVE_MS);
+  const stopped = (tenant: string): boolean => entries.get(tenant)?.stopped === true;
+
+  return {
+    full,
+    timeInHand,
+    stopped,
+    waitsUntil(tenant, now) {
+      const inHand = timeInHand(tenant, now);
+      if (inHand > 0) return 0;
+      if (!stopped(tenant) && !othersActive(tenant, now)) return 0;
+      return now + Math.ceil(-inHand / TENANT_SHARE);
+    },
+    started(tenant, now) {
+      const [last] = recent;
+      recent =
+        last?.tenant === tenant
+          ? [{ tenant, at: now }, ...recent.slice(1)]
+          : [{ tenant, at: now }, ...(last === undefined ? [] : [last])];
+    },
+    charge(tenant, ms, now, stoppedNow = false) {
+      const inHand = timeInHand(tenant, now) - ms;
+      // A tenant stopped lately stays so until its time is back in hand.
+      const stillStopped = stopped(tenant) && inHand <= 0;
+      entries.delete(tenant);
+      entries.set(tenant, { inHand, at: now, stopped: stoppedNow || stillStopped });
+      // A bounded record: the tenant charged longest ago goes first (its time has come back, or nearly).
+      const [oldest] = entries.keys();
+      if (entries.size > LEDGER_TENANTS && oldest !== undefined) entries.delete(oldest);
+      return inHand <= 0 ? Math.ceil(-inHand / TENANT_SHARE) + 1 : undefined;
+    },
+    tenants: () => entries.keys(),
+  };
+}

@@ -93,9 +93,17 @@ export interface Pool {
   close(): Promise<void>;
 }
 
-/** A pool of `options.limits.workers` workers; they start on the first request or on ready(). */
-export function createPool(options: PoolOptions, clock: Clock = systemClock): Pool {
-  return new WorkerPool(options, clock);
+/**
+ * A pool of `options.limits.workers` workers; they start on the first request
+ * or on ready(). `clock` and `ledger` are for tests: a clock they move, a
+ * ledger with tenants charged before.
+ */
+export function createPool(
+  options: PoolOptions,
+  clock: Clock = systemClock,
+  ledger: Ledger = createLedger(options.limits.deadlineMs),
+): Pool {
+  return new WorkerPool(options, clock, ledger);
 }
 
 interface Waiter {
@@ -169,7 +177,6 @@ class WorkerPool implements Pool {
   private readonly wallMs: number;
   private readonly entry: WorkerEntry;
   private readonly data: Omit<WorkerData, "ask">;
-  private readonly ledger: Ledger;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private readonly inFlight = new Map<string, Pending>();
@@ -190,6 +197,7 @@ class WorkerPool implements Pool {
   constructor(
     options: PoolOptions,
     private readonly clock: Clock,
+    private readonly ledger: Ledger,
   ) {
     const { limits } = options;
     if (!Number.isInteger(limits.workers) || limits.workers < 1)
@@ -198,7 +206,6 @@ class WorkerPool implements Pool {
     this.share = tenantWorkers(limits.workers);
     this.waitMs = queueWaitMs(limits.deadlineMs);
     this.wallMs = wallLimitMs(limits.deadlineMs);
-    this.ledger = createLedger(limits.deadlineMs);
     this.entry = workerEntry();
     // Serialized once, shared: a replaced worker costs the main thread no copy of the catalog.
     const serialized = serialize(options.catalog);

@@ -15,7 +15,7 @@ import { MAX_JSON_VALUES } from "../../../../src/server/handle.js";
 import { createMetrics, createMetricsApp } from "../../../../src/server/metrics.js";
 import { createPool } from "../../../../src/server/pool/index.js";
 import type { PoolLimits } from "../../../../src/server/pool/limits.js";
-import { slowRequest, typicalRequest, parentRequest } from "./requests.js";
+import { parentRequest, slowRequest, typicalRequest, until } from "./requests.js";
 
 const catalog = loadCatalog();
 
@@ -38,11 +38,6 @@ async function sample(metrics: ReturnType<typeof createMetrics>, name: string, l
     Object.entries(labels).every(([k, want]) => v.labels[k] === want),
   );
   return value?.value ?? 0;
-}
-
-/** Resolves once `test` holds, checking every 5 ms (never a duration asserted). */
-async function until(test: () => boolean): Promise<void> {
-  while (!test()) await new Promise((r) => setTimeout(r, 5));
 }
 
 describe("the worker pool", function () {

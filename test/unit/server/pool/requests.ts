@@ -1,6 +1,7 @@
 // Requests for the pool's tests: a typical sync (milliseconds of processing)
 // and the slowest kind found within every bound (0.3 to 0.9 s here), each in
 // a namespace of its own choosing.
+import { createHash } from "node:crypto";
 import type { KubeObject } from "../../../../src/api/hook.js";
 import { request as syncRequest } from "../../arbitraries.js";
 
@@ -64,4 +65,21 @@ export function typicalRequest(namespace: string, name: string) {
     providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
   };
   return parentRequest(namespace, name, spec);
+}
+
+/** A request body as the pool takes it, with the key that joins equal ones. */
+export function job(body: object, at = "2026-11-01T12:00:00Z") {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return {
+    route: "sync" as const,
+    body: bytes,
+    charset: "utf-8",
+    at,
+    key: `sync\0${createHash("sha256").update(bytes).digest("base64")}`,
+  };
+}
+
+/** Resolves once `test` holds, checking every 5 ms (never a duration asserted). */
+export async function until(test: () => boolean): Promise<void> {
+  while (!test()) await new Promise((r) => setTimeout(r, 5));
 }

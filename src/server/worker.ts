@@ -43,7 +43,8 @@ function send(id: number, out: Answer): void {
     misses: 0,
   };
   const body = owned(out.body);
-  post({ type: "answer", id, answer: { ...out, body }, generation }, moving(body));
+  const answer = { ...out, body };
+  post({ type: "answer", id, answer, generation, cpuMs: ownCpuMs() }, moving(body));
 }
 
 let waiting: { id: number; resolve: (go: boolean) => void } | undefined;
@@ -69,7 +70,7 @@ async function run(message: JobMessage): Promise<void> {
   if (!(await mayGoOn(message, who))) {
     // Its tenant holds its share: the body is handed back, unparsed, to wait for its turn.
     const body = job.body === null ? null : owned(job.body);
-    post({ type: "handedBack", id, body }, moving(body));
+    post({ type: "handedBack", id, body, cpuMs: ownCpuMs() }, moving(body));
     return;
   }
   const got = read(job.route, text);
@@ -109,9 +110,4 @@ function warmUp(): void {
 
 warmUp();
 const tid = ownThreadId();
-const startMs = ownCpuMs();
-post({
-  type: "ready",
-  ...(tid === undefined ? {} : { tid }),
-  ...(startMs === undefined ? {} : { startMs }),
-});
+post({ type: "ready", ...(tid === undefined ? {} : { tid }), cpuMs: ownCpuMs() });

@@ -1,13 +1,15 @@
-// The CPU time of one thread of this process, from Linux's /proc: Node.js's
-// process.threadCpuUsage() reads only the calling thread, and the main thread
-// must read a worker's to hold it to its deadline (docs/adr/0017-worker-pool.md).
-// Elsewhere it is undefined, and the pool falls back to wall time.
+// The CPU time of the pool's threads. A worker tells its own with each message
+// (ownCpuMs: process.threadCpuUsage(), a system call, microseconds); the main
+// thread reads a worker's from Linux's /proc only to hold a request that is
+// still running to its deadline, since it cannot ask a busy worker
+// (docs/adr/0017-worker-pool.md). Where /proc cannot tell, the deadline is
+// wall time.
 import { readFileSync, readlinkSync } from "node:fs";
 
-/** Milliseconds of CPU (user + system) in a /proc `stat` file; undefined where it cannot be read. */
-function cpuMsIn(statFile: string): number | undefined {
+/** CPU time (user + system) of the thread `tid` of this process, ms; undefined where /proc cannot tell. */
+export function threadCpuMs(tid: number): number | undefined {
   try {
-    const stat = readFileSync(statFile, "utf8");
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
     // After the command's ")": state, then 10 fields, then utime and stime in clock ticks (1/100 s).
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
@@ -17,14 +19,10 @@ function cpuMsIn(statFile: string): number | undefined {
   }
 }
 
-/** CPU time of the thread `tid` of this process, ms. */
-export function threadCpuMs(tid: number): number | undefined {
-  return cpuMsIn(`/proc/self/task/${tid}/stat`);
-}
-
-/** CPU time of the calling thread, ms. */
-export function ownCpuMs(): number | undefined {
-  return cpuMsIn("/proc/thread-self/stat");
+/** CPU time (user + system) the calling thread has taken, ms. */
+export function ownCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
 }
 
 /** The calling thread's id, for another thread to read its CPU time (threadCpuMs). */

@@ -139,8 +139,9 @@ interface Slot {
   job?: Pending | undefined;
   /** The worker's thread id, when /proc shows its CPU time. */
   tid?: number;
-  /** When its job started, and its thread's CPU time then (ms). */
+  /** When its job started. */
   startedAt: number;
+  /** The CPU time its thread had taken at its last message (ms): a job's start, for the deadline. */
   cpuAt: number;
   /** Set when the pool stops this worker itself: its exit is not a crash. */
   retired: boolean;
@@ -393,10 +394,11 @@ class WorkerPool implements Pool {
     if (back !== undefined) this.clock.after(back, () => this.pump(), true);
   }
 
-  /** What a slot's request has taken so far, ms: its thread's CPU time, or wall time where /proc cannot tell. */
-  private takenMs(slot: Slot, now: number): number {
-    const cpu = slot.tid === undefined ? undefined : threadCpuMs(slot.tid);
-    return cpu === undefined ? now - slot.startedAt : cpu - slot.cpuAt;
+  /** The CPU time a worker took since its last message, as it tells it (ms); from now on its baseline. */
+  private tookMs(slot: Slot, cpuMs: number): number {
+    const took = cpuMs - slot.cpuAt;
+    slot.cpuAt = cpuMs;
+    return took;
   }
 
   /**
@@ -537,7 +539,7 @@ class WorkerPool implements Pool {
         slot.tid = message.tid;
       slot.ready = true;
       // A worker started in place of one a tenant's request stopped: the start is that tenant's cost too.
-      this.charge(slot.heldBy, message.startMs ?? 0, now, slot.heldBy !== undefined);
+      this.charge(slot.heldBy, this.tookMs(slot, message.cpuMs), now, slot.heldBy !== undefined);
       slot.heldBy = undefined;
       this.startFailures = 0;
       this.notifyReady();
@@ -555,7 +557,7 @@ class WorkerPool implements Pool {
       return;
     }
     slot.job = undefined;
-    this.charge(job.tenant, this.takenMs(slot, now), now);
+    this.charge(job.tenant, this.tookMs(slot, message.cpuMs), now);
     if (message.type === "handedBack") {
       // Back in the queue in its arrival order, with its body and its tenant now known.
       job.request = { ...job.request, body: message.body };
@@ -573,8 +575,9 @@ class WorkerPool implements Pool {
     slot.job = job;
     const now = this.clock.now();
     if (job.tenant !== undefined) this.ledger.started(job.tenant, now);
+    // Only a tenant holding a worker or short of time can be one that waits.
     const holding = this.slots.map((s) => s.job?.tenant ?? s.heldBy);
-    const tenants = [...holding, ...this.ledger.tenants()].filter((t) => t !== undefined);
+    const tenants = [...holding, ...this.ledger.short()].filter((t) => t !== undefined);
     const { body } = job.request;
     // The body's own buffer moves to the worker (a request handed back brings it back).
     const sent = body === null ? null : owned(body);
@@ -597,7 +600,6 @@ class WorkerPool implements Pool {
       known: job.tenant !== undefined,
     };
     slot.startedAt = now;
-    slot.cpuAt = slot.tid === undefined ? 0 : (threadCpuMs(slot.tid) ?? 0);
     slot.worker.postMessage(message, moving(sent));
     job.request = { ...job.request, body: null };
     this.watchDeadlines();

@@ -33,8 +33,11 @@ export interface Ledger {
    * is back in hand when it is out of time now.
    */
   charge(tenant: string, ms: number, now: number, stopped?: boolean): number | undefined;
-  /** The tenants charged lately. */
-  tenants(): Iterable<string>;
+  /**
+   * The tenants their last charge left out of time: of the tenants holding no
+   * worker, the only ones that can be waiting to make up their time.
+   */
+  short(): Iterable<string>;
 }
 
 interface Entry {
@@ -49,6 +52,7 @@ export function createLedger(deadlineMs: number): Ledger {
   const full = BURST * deadlineMs;
   // Insertion order: the tenant charged longest ago first.
   const entries = new Map<string, Entry>();
+  const short = new Set<string>();
   /** The last two tenants to start a request, each once, the latest first. */
   let recent: { tenant: string; at: number }[] = [];
 
@@ -84,11 +88,16 @@ export function createLedger(deadlineMs: number): Ledger {
       const stillStopped = stopped(tenant) && inHand <= 0;
       entries.delete(tenant);
       entries.set(tenant, { inHand, at: now, stopped: stoppedNow || stillStopped });
+      if (inHand <= 0) short.add(tenant);
+      else short.delete(tenant);
       // A bounded record: the tenant charged longest ago goes first (its time has come back, or nearly).
       const [oldest] = entries.keys();
-      if (entries.size > LEDGER_TENANTS && oldest !== undefined) entries.delete(oldest);
+      if (entries.size > LEDGER_TENANTS && oldest !== undefined) {
+        entries.delete(oldest);
+        short.delete(oldest);
+      }
       return inHand <= 0 ? Math.ceil(-inHand / TENANT_SHARE) + 1 : undefined;
     },
-    tenants: () => entries.keys(),
+    short: () => short,
   };
 }

@@ -47,9 +47,12 @@ export interface VerdictMessage {
   go: boolean;
 }
 
-/** To the main thread. */
+/**
+ * To the main thread. `cpuMs`: the CPU time the worker's thread has taken in
+ * all, when it posts (what a request took is the difference from the last).
+ */
 export type WorkerMessage =
-  | { type: "ready"; tid?: number; startMs?: number }
+  | { type: "ready"; tid?: number; cpuMs: number }
   | { type: "read"; id: number; tenant: string; parent?: string; ask: boolean }
-  | { type: "handedBack"; id: number; body: Uint8Array | null }
-  | { type: "answer"; id: number; answer: Answer; generation: TierStats };
+  | { type: "handedBack"; id: number; body: Uint8Array | null; cpuMs: number }
+  | { type: "answer"; id: number; answer: Answer; generation: TierStats; cpuMs: number };

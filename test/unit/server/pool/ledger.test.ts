@@ -147,12 +147,17 @@ describe("the pool's tenant ledger", () => {
       if (row.stopped !== undefined) expect(ledger.stopped("a")).to.equal(row.stopped);
     });
 
-  it("a charge that leaves a tenant out of time says when its time is back", () => {
+  it("a charge that leaves a tenant out of time says when its time is back, and counts it short", () => {
     const ledger = createLedger(DEADLINE);
     expect(ledger.charge("a", 500, 0)).to.equal(undefined);
+    expect([...ledger.short()]).to.deep.equal([]);
     // 1500 in hand, charged 2500: 1000 short, back after 4000 ms (and 1 ms more).
     expect(ledger.charge("a", 2500, 0)).to.equal(4001);
+    expect([...ledger.short()]).to.deep.equal(["a"]);
     expect(ledger.full).to.equal(2000);
+    // A charge that leaves time in hand: no longer short.
+    expect(ledger.charge("a", 1, 8000)).to.equal(undefined);
+    expect([...ledger.short()]).to.deep.equal([]);
   });
 
   it(`remembers the ${LEDGER_TENANTS} tenants charged last: the one charged longest ago is forgotten`, () => {
@@ -163,6 +168,6 @@ describe("the pool's tenant ledger", () => {
     for (let i = 0; i < LEDGER_TENANTS - 1; i++) ledger.charge(`t${i}`, 1, 0);
     expect(ledger.timeInHand("first", 0)).to.equal(2000);
     expect(ledger.timeInHand("second", 0)).to.equal(-3000);
-    expect([...ledger.tenants()]).to.have.length(LEDGER_TENANTS);
+    expect([...ledger.short()]).to.deep.equal(["second"]);
   });
 });

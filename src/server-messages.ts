@@ -9,11 +9,13 @@ const mib = (bytes: number): number => +(bytes / 2 ** 20).toFixed(2);
 const TOO_LARGE =
   "Metacontroller retries; if it keeps failing, the resource or its related objects take more than the hook allows: make them smaller (docs/operations/hook-server.md)";
 
+const UNSUPPORTED_CHARSET = "unsupported charset: send the body as JSON in UTF-8";
+const UNDECODABLE = "the compressed body could not be decompressed; check its Content-Encoding";
+
 const BODY_ERRORS: Readonly<Record<string, string>> = {
-  "charset.unsupported": "unsupported charset: send the body as JSON in UTF-8",
+  "charset.unsupported": UNSUPPORTED_CHARSET,
   "encoding.unsupported":
     "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
-  zlib: "the compressed body could not be decompressed; check its Content-Encoding",
   "request.aborted": "the request was aborted before its body was complete",
   "request.size.invalid": "the request body does not match its Content-Length",
 };
@@ -32,6 +34,9 @@ export const serverMsg = {
     `request body larger than ${mib(limitBytes)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
   budgetFull: (budgetBytes: number) =>
     `llsd-hook is reading as many request bodies as it holds at once (${mib(budgetBytes)} MiB in all, BODY_BUDGET_MIB); retry shortly`,
+  unsupportedCharset: UNSUPPORTED_CHARSET,
+  /** A body whose compression Node's zlib or brotli decoder refused. */
+  undecodable: UNDECODABLE,
   /** body-parser's errors, by its type: fixed texts (its own messages may quote the request). */
   bodyErrors: BODY_ERRORS,
 

@@ -152,7 +152,7 @@ function charsetOf(req: Request): string {
 /** Refuses a charset the workers do not read before a byte of the body is (body-parser's rule for JSON). */
 const requireCharset: Handler = (req, res, next) => {
   if (!READABLE_CHARSETS.has(charsetOf(req))) {
-    res.status(415).json(errorBodyOf(req, serverMsg.bodyErrors["charset.unsupported"] ?? ""));
+    res.status(415).json(errorBodyOf(req, serverMsg.unsupportedCharset));
     return;
   }
   next();
@@ -301,10 +301,9 @@ function clientError(
 ): { status: number; error: string } | undefined {
   if (e.type === "entity.too.large")
     return { status: 413, error: serverMsg.bodyTooLarge(bodyLimit) };
-  const { bodyErrors } = serverMsg;
   const known =
-    own(bodyErrors, e.type ?? "") ??
-    (DECOMPRESSION_ERROR.test(e.code ?? "") ? bodyErrors["zlib"] : undefined);
+    own(serverMsg.bodyErrors, e.type ?? "") ??
+    (DECOMPRESSION_ERROR.test(e.code ?? "") ? serverMsg.undecodable : undefined);
   if (known !== undefined)
     return { status: typeof e.status === "number" ? e.status : 400, error: known };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500)

@@ -1,6 +1,7 @@
 // Which request a free worker takes next, and which tenants wait: pure
 // functions of the queue, the ledger (./ledger.ts), the workers each tenant
 // holds and the time, deciding nothing else (the shell, ./index.ts, acts).
+// The rule is ADR 17's "Tenants" (docs/adr/0017-worker-pool.md).
 //
 // A tenant may start a request unless a row of WAITS holds for it. Of the
 // queued requests whose tenant may start one, a free worker takes the first

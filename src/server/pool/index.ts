@@ -7,26 +7,20 @@
 //   - ./limits.ts: the limits, the fixed numbers and the waits derived from them;
 //   - ./ledger.ts: each tenant's time in hand, and when it waits to make it up;
 //   - ./choose.ts: which queued request a free worker takes, which tenants wait;
+//   - ./pending.ts: the requests not answered yet, joined when equal, and the refusals remembered;
+//   - ./answers.ts: what the pool answers itself (503s);
 //   - ./cpu.ts: a thread's CPU time, for the deadline;
 //   - ./clock.ts: the one wall clock, passed in (tests move it by hand).
 // Here: a request past its deadline or out of heap is answered 503 and its
-// worker replaced; equal bytes in flight share one run, and bytes that ran
-// past a limit are answered so again for a while without running; a request
-// waits for a worker a bounded time.
+// worker replaced; a request waits for a worker a bounded time.
 import { serialize } from "node:v8";
 import { Worker } from "node:worker_threads";
 import type { Catalog } from "../../config/catalog.js";
 import { serverMsg } from "../../server-messages.js";
-import {
-  CONVERT_TENANT,
-  errorAnswer,
-  type Answer,
-  type Job,
-  type RefusalReason,
-  type Route,
-} from "../answer.js";
+import type { Answer } from "../answer.js";
 import type { TierStats } from "../memo.js";
-import { copyOf, moving, owned } from "../transfer.js";
+import { moving, owned } from "../transfer.js";
+import { poolAnswers, type Figures } from "./answers.js";
 import { choose, handBack, mayStart, waitsPast, type Running } from "./choose.js";
 import { systemClock, type Clock } from "./clock.js";
 import { threadCpuMs } from "./cpu.js";
@@ -35,28 +29,22 @@ import { createLedger, type Ledger } from "./ledger.js";
 import {
   checkEveryMs,
   queueWaitMs,
-  REMEMBERED_REFUSALS,
-  REPEAT_COOLDOWN_MS,
   START_MS,
   tenantWorkers,
   wallLimitMs,
   YOUNG_GENERATION_MIB,
   type PoolLimits,
 } from "./limits.js";
+import {
+  pendingRequests,
+  type Pending,
+  type PendingRequests,
+  type PoolEvents,
+  type PoolRequest,
+} from "./pending.js";
 import type { JobMessage, VerdictMessage, WorkerData, WorkerMessage } from "./protocol.js";
 
-/** What the pool tells the app of one request besides its answer (metrics and log lines). */
-export interface PoolEvents {
-  /** It ran past the deadline; its worker was replaced. */
-  timeout?(parent: string | undefined): void;
-  /** Its worker stopped while answering (out of heap, or another fault); it was replaced. */
-  crash?(parent: string | undefined, reason: string): void;
-  /**
-   * It was answered 503 without running: it waited too long for a worker, it
-   * is bytes that ran past a limit, or its tenant took its share of the workers' time lately.
-   */
-  refused?(why: RefusalReason): void;
-}
+export type { PoolEvents } from "./pending.js";
 
 export interface PoolOptions {
   catalog: Catalog;
@@ -64,11 +52,6 @@ export interface PoolOptions {
   /** Bytes the workers' generation caches may hold together (each an equal part). */
   cacheBytes: number;
   fieldManager?: string;
-}
-
-/** One request for the pool; `key` (the route and the sha256 of its bytes) joins equal requests. */
-interface PoolRequest extends Job {
-  key?: string;
 }
 
 interface PoolStats {
@@ -106,31 +89,6 @@ export function createPool(
   return new WorkerPool(options, clock, ledger);
 }
 
-interface Waiter {
-  resolve: (answer: Answer) => void;
-  events: PoolEvents;
-}
-
-/** A request the pool has not answered yet: queued, or being answered by a worker. */
-interface Pending {
-  id: number;
-  request: PoolRequest;
-  /** The request and any equal ones that came while it was pending. */
-  waiters: Waiter[];
-  /** When it came: it waits for a worker at most queueWaitMs from then. */
-  since: number;
-  /** Known once a worker has read it. */
-  tenant?: string;
-  /** namespace/name, once read and valid. */
-  parent?: string;
-  /** Cancels the timer of its wait in the queue. */
-  cancelWait?: (() => void) | undefined;
-  /** It asked whether it may go on, and waits for the verdict. */
-  asking?: boolean;
-  /** It was told to hand itself back: it no longer counts for its tenant. */
-  handedBack?: boolean;
-}
-
 interface Slot {
   worker: Worker;
   /** Shared with the worker: set to make its request ask before it goes on (WorkerData.ask). */
@@ -154,37 +112,17 @@ interface Slot {
 
 const noStats = (): TierStats => ({ entries: 0, bytes: 0, hits: 0, misses: 0 });
 
-/** What a request is, in a message: the parent when it was read, else the route. */
-function subject(job: Pending): string {
-  const { route } = job.request;
-  if (job.parent !== undefined)
-    return route === "customize" ? serverMsg.customizeOf(job.parent) : serverMsg.syncOf(job.parent);
-  return route === "convert" ? serverMsg.convertRequest : serverMsg.unreadRequest(route);
-}
-
-const tenantName = (tenant: string) => serverMsg.tenant(tenant, tenant === CONVERT_TENANT);
-
-/** An answer saying to retry: a 503 with Retry-After. */
-const unavailable = (route: Route, message: string): Answer => ({
-  ...errorAnswer(route, 503, message),
-  retryAfter: 1,
-});
-
 class WorkerPool implements Pool {
   readonly limits: PoolLimits;
-  /** Workers one tenant may hold. */
-  private readonly share: number;
-  private readonly waitMs: number;
-  private readonly wallMs: number;
+  /** The limits and the figures derived from them, as the pool's answers name them. */
+  private readonly figures: Figures;
   private readonly entry: WorkerEntry;
   private readonly data: Omit<WorkerData, "ask">;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
-  private readonly inFlight = new Map<string, Pending>();
-  private readonly repeats = new Map<string, { answer: Answer; until: number }>();
+  private readonly pending: PendingRequests = pendingRequests();
   /** Hits and misses of the generation caches of workers that were replaced. */
   private readonly retiredStats = noStats();
-  private nextId = 1;
   private answered = 0;
   private replaced = 0;
   private startedAt: number | undefined;
@@ -204,9 +142,12 @@ class WorkerPool implements Pool {
     if (!Number.isInteger(limits.workers) || limits.workers < 1)
       throw new Error(serverMsg.tooFewWorkers(limits.workers));
     this.limits = limits;
-    this.share = tenantWorkers(limits.workers);
-    this.waitMs = queueWaitMs(limits.deadlineMs);
-    this.wallMs = wallLimitMs(limits.deadlineMs);
+    this.figures = {
+      ...limits,
+      share: tenantWorkers(limits.workers),
+      waitMs: queueWaitMs(limits.deadlineMs),
+      wallMs: wallLimitMs(limits.deadlineMs),
+    };
     this.entry = workerEntry();
     // Serialized once, shared: a replaced worker costs the main thread no copy of the catalog.
     const serialized = serialize(options.catalog);
@@ -221,32 +162,19 @@ class WorkerPool implements Pool {
 
   run(request: PoolRequest, events: PoolEvents = {}): Promise<Answer> {
     const { key, route } = request;
-    if (this.broken !== undefined) return Promise.resolve(this.brokenAnswer(route));
-    if (this.closed) return Promise.resolve(unavailable(route, serverMsg.shuttingDown));
+    if (this.broken !== undefined) return Promise.resolve(poolAnswers.broken(route, this.broken));
+    if (this.closed) return Promise.resolve(poolAnswers.shuttingDown(route));
     this.startAll();
     const now = this.clock.now();
-    if (key !== undefined) {
-      const repeat = this.repeats.get(key);
-      if (repeat !== undefined && repeat.until > now) {
-        events.refused?.("repeat");
-        return Promise.resolve({ ...repeat.answer, body: copyOf(repeat.answer.body) });
-      }
-      if (repeat !== undefined) this.repeats.delete(key);
-      const same = this.inFlight.get(key);
-      if (same !== undefined)
-        return new Promise((resolve) => same.waiters.push({ resolve, events }));
+    const repeat = this.pending.repeat(key, now);
+    if (repeat !== undefined) {
+      events.refused?.("repeat");
+      return Promise.resolve(repeat);
     }
     return new Promise((resolve) => {
-      const job: Pending = {
-        id: this.nextId++,
-        request,
-        waiters: [{ resolve, events }],
-        since: now,
-        // /convert is one tenant, known before it is read.
-        ...(route === "convert" ? { tenant: CONVERT_TENANT } : {}),
-      };
-      if (key !== undefined) this.inFlight.set(key, job);
-      this.enqueue(job);
+      const waiter = { resolve, events };
+      if (this.pending.join(key, waiter)) return;
+      this.enqueue(this.pending.open(request, waiter, now));
       this.pump();
     });
   }
@@ -289,7 +217,7 @@ class WorkerPool implements Pool {
   async close(): Promise<void> {
     this.closed = true;
     const stopping = (job: Pending) =>
-      this.settle(job, unavailable(job.request.route, serverMsg.shuttingDown));
+      this.pending.settle(job, poolAnswers.shuttingDown(job.request.route));
     for (const job of this.queue.splice(0)) stopping(job);
     for (const slot of this.slots) if (slot.job !== undefined) stopping(slot.job);
     this.watch?.();
@@ -301,38 +229,10 @@ class WorkerPool implements Pool {
     );
   }
 
-  /** The answer while the workers cannot start: a 500, the reason for the log. */
-  private brokenAnswer(route: Route): Answer {
-    return {
-      ...errorAnswer(route, 500, serverMsg.internalError),
-      fault: { note: "llsd-hook's workers do not start", message: this.broken ?? "" },
-    };
-  }
-
-  private settle(job: Pending, answer: Answer): void {
-    job.cancelWait?.();
-    const key = job.request.key;
-    if (key !== undefined && this.inFlight.get(key) === job) this.inFlight.delete(key);
-    // Each waiter gets its own copy of the bytes: one may be transferred or cached apart from another.
-    for (const [i, waiter] of job.waiters.entries())
-      waiter.resolve(i === 0 ? answer : { ...answer, body: copyOf(answer.body) });
-  }
-
-  /** Bytes that ran past a limit are answered so again, without running, for a while. */
-  private remember(job: Pending, answer: Answer, now: number): void {
-    const key = job.request.key;
-    if (key === undefined) return;
-    this.repeats.set(key, { answer, until: now + REPEAT_COOLDOWN_MS });
-    // A bounded record: the oldest goes first.
-    const [oldest] = this.repeats.keys();
-    if (this.repeats.size > REMEMBERED_REFUSALS && oldest !== undefined)
-      this.repeats.delete(oldest);
-  }
-
   /** Queues a request in its arrival order, with a timer for the rest of its wait. */
   private enqueue(job: Pending): void {
     const now = this.clock.now();
-    const deadline = job.since + this.waitMs;
+    const deadline = job.since + this.figures.waitMs;
     const until =
       job.tenant === undefined ? undefined : waitsPast(job.tenant, deadline, this.ledger, now);
     if (job.tenant !== undefined && until !== undefined)
@@ -346,9 +246,8 @@ class WorkerPool implements Pool {
   private refuseForTime(job: Pending, tenant: string, until: number, now: number): void {
     for (const w of job.waiters) w.events.refused?.("share");
     const seconds = Math.ceil((until - now) / 1000);
-    const stopped = this.ledger.stopped(tenant);
-    const text = serverMsg.waitsForItsTime(subject(job), seconds, tenantName(tenant), stopped);
-    this.settle(job, unavailable(job.request.route, text));
+    const answer = poolAnswers.waitsForTime(job, tenant, seconds, this.ledger.stopped(tenant));
+    this.pending.settle(job, answer);
   }
 
   /** A request that waited its whole time for a worker: a 503. */
@@ -358,23 +257,12 @@ class WorkerPool implements Pool {
     // While the workers first start (a pool started by its first request), waiting is no one's share.
     const starting = this.clock.now() - (this.startedAt ?? 0) < START_MS;
     if (!this.slots.some((s) => s.ready) && starting) {
-      job.cancelWait = this.clock.after(this.waitMs, () => this.expire(job));
+      job.cancelWait = this.clock.after(this.figures.waitMs, () => this.expire(job));
       return;
     }
     this.queue.splice(index, 1);
     for (const w of job.waiters) w.events.refused?.("queue");
-    const { workers } = this.limits;
-    const text =
-      job.tenant === undefined
-        ? serverMsg.noFreeWorker(subject(job), this.waitMs, workers)
-        : serverMsg.tenantHoldsItsShare(
-            subject(job),
-            this.waitMs,
-            tenantName(job.tenant),
-            this.share,
-            workers,
-          );
-    this.settle(job, unavailable(job.request.route, text));
+    this.pending.settle(job, poolAnswers.noFreeWorker(job, this.figures));
   }
 
   /** The workers tenants hold now, read from the slots each time it is asked. */
@@ -382,7 +270,7 @@ class WorkerPool implements Pool {
     const holds = (s: Slot, tenant: string) =>
       (s.job?.tenant === tenant && s.job.handedBack !== true) || (!s.ready && s.heldBy === tenant);
     return {
-      share: this.share,
+      share: this.figures.share,
       held: (tenant) => this.slots.filter((s) => holds(s, tenant)).length,
     };
   }
@@ -480,22 +368,28 @@ class WorkerPool implements Pool {
     slot.job = undefined;
     if (slot.retired || this.closed) return;
     if (!slot.ready && this.startFailed(slot)) return;
-    if (job !== undefined) {
-      const now = this.clock.now();
-      const outOfHeap = slot.error?.code === "ERR_WORKER_OUT_OF_MEMORY";
-      const reason = outOfHeap ? "out of heap" : (slot.error?.message ?? "exited");
-      for (const w of job.waiters) w.events.crash?.(job.parent, reason);
-      const answer = unavailable(
-        job.request.route,
-        outOfHeap
-          ? serverMsg.outOfHeap(subject(job), this.limits.heapMib)
-          : serverMsg.workerStopped(subject(job)),
-      );
-      this.remember(job, answer, now);
-      this.settle(job, answer);
-      this.charge(job.tenant, this.limits.deadlineMs, now, true);
+    if (job === undefined) {
+      this.replace(slot);
+      this.pump();
+      return;
     }
-    this.replace(slot, job?.tenant);
+    const outOfHeap = slot.error?.code === "ERR_WORKER_OUT_OF_MEMORY";
+    const reason = outOfHeap ? "out of heap" : (slot.error?.message ?? "exited");
+    for (const w of job.waiters) w.events.crash?.(job.parent, reason);
+    this.stopped(slot, job, poolAnswers.crashed(job, outOfHeap, this.figures));
+  }
+
+  /**
+   * A request whose worker stopped at a limit (or in a fault): its answer,
+   * remembered for its bytes; its tenant charged the whole deadline; a new
+   * worker in the old one's place, held by that tenant until it is ready.
+   */
+  private stopped(slot: Slot, job: Pending, answer: Answer): void {
+    const now = this.clock.now();
+    this.pending.remember(job, answer, now);
+    this.pending.settle(job, answer);
+    this.charge(job.tenant, this.limits.deadlineMs, now, true);
+    this.replace(slot, job.tenant);
     this.pump();
   }
 
@@ -508,28 +402,18 @@ class WorkerPool implements Pool {
     for (const w of this.readyWaiters) w.reject(new Error(serverMsg.workersDoNotStart(why)));
     this.readyWaiters = [];
     for (const queued of this.queue.splice(0))
-      this.settle(queued, this.brokenAnswer(queued.request.route));
+      this.pending.settle(queued, poolAnswers.broken(queued.request.route, why));
     return true;
   }
 
-  private onTimeout(slot: Slot, by: "cpu" | "wall", now: number): void {
+  private onTimeout(slot: Slot, by: "cpu" | "wall"): void {
     const job = slot.job;
     if (job === undefined) return;
     slot.job = undefined;
     slot.retired = true;
     for (const w of job.waiters) w.events.timeout?.(job.parent);
-    const { deadlineMs } = this.limits;
-    const text =
-      by === "cpu"
-        ? serverMsg.stoppedAtDeadline(subject(job), deadlineMs)
-        : serverMsg.stoppedAtWallLimit(subject(job), this.wallMs, deadlineMs);
-    const answer = unavailable(job.request.route, text);
-    this.remember(job, answer, now);
-    this.settle(job, answer);
-    this.charge(job.tenant, deadlineMs, now, true);
     void slot.worker.terminate();
-    this.replace(slot, job.tenant);
-    this.pump();
+    this.stopped(slot, job, poolAnswers.stopped(job, by, this.figures));
   }
 
   private onMessage(slot: Slot, message: WorkerMessage): void {
@@ -566,7 +450,7 @@ class WorkerPool implements Pool {
     } else {
       slot.generation = message.generation;
       this.answered += 1;
-      this.settle(job, message.answer);
+      this.pending.settle(job, message.answer);
     }
     this.pump();
   }
@@ -621,8 +505,8 @@ class WorkerPool implements Pool {
       const cpu =
         slot.tid === undefined ? wall : (threadCpuMs(slot.tid) ?? slot.cpuAt) - slot.cpuAt;
       if (cpu >= this.limits.deadlineMs)
-        this.onTimeout(slot, slot.tid === undefined ? "wall" : "cpu", now);
-      else if (wall >= this.wallMs) this.onTimeout(slot, "wall", now);
+        this.onTimeout(slot, slot.tid === undefined ? "wall" : "cpu");
+      else if (wall >= this.figures.wallMs) this.onTimeout(slot, "wall");
     }
     if (this.slots.some((s) => s.job !== undefined)) this.watchDeadlines();
   }

@@ -1,19 +1,8 @@
 // What each tenant (a parent's namespace; all of /convert) has taken of the
-// workers' time lately. Every function takes `now` (ms on ./clock.ts's
-// clock): the ledger never reads a clock.
-//
-// Each tenant has worker time in hand, up to BURST deadlines, refilled at
-// TENANT_SHARE of one worker and charged each request's CPU time (a request
-// stopped at a limit: the deadline, and the start of the worker that replaces
-// it). A tenant with less in hand goes after those with more (./choose.ts),
-// so that a namespace whose requests take long never delays a typical one
-// (milliseconds a sync), and still runs when the workers are free. A tenant
-// out of time waits until its time is back in hand while another tenant has
-// started a request within ACTIVE_MS (so that two workers are not one for the
-// typical namespaces and one for the heavy one), and after one of its
-// requests was stopped at a limit whether alone or not (so that a parent
-// retried forever past the deadline costs the node at most TENANT_SHARE of a
-// core); alone, a namespace is not slowed.
+// workers' time lately: its time in hand, when it must wait to make it up,
+// and which tenants started a request last. The rule it keeps is ADR 17's
+// "Tenants" (docs/adr/0017-worker-pool.md). Every function takes `now` (ms on
+// ./clock.ts's clock): the ledger never reads a clock.
 import { ACTIVE_MS, BURST, LEDGER_TENANTS, TENANT_SHARE } from "./limits.js";
 
 export interface Ledger {

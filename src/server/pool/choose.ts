@@ -57,14 +57,8 @@ export function waitOf(
 }
 
 /** Whether `tenant` may start a request now (`own`: workers its request already holds). */
-export function mayStart(
-  tenant: string,
-  ledger: Ledger,
-  running: Running,
-  now: number,
-  own = 0,
-): boolean {
-  return waitOf(tenant, ledger, running, now, own) === undefined;
+export function mayStart(...args: Parameters<typeof waitOf>): boolean {
+  return waitOf(...args) === undefined;
 }
 
 /**

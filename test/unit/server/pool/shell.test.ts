@@ -25,7 +25,7 @@ interface Outcome {
   refusals: string[];
 }
 
-const rows: {
+interface Row {
   name: string;
   limits: PoolLimits;
   /** The ledger the pool starts with (default: empty). */
@@ -34,7 +34,34 @@ const rows: {
   started?: boolean;
   scene: (pool: Pool, clock: FakeClock, refused: (why: string) => void) => Promise<Answer[]>;
   want: Outcome;
-}[] = [
+}
+
+/** A row of the share refusal: a request of tenant-a, its ledger charged by `charge`, refused saying `why`. */
+function shareRefusal(name: string, charge: (ledger: Ledger) => void, why: string): Row {
+  return {
+    name,
+    limits: { workers: 2, heapMib: 64, deadlineMs: 2000 },
+    ledger: () => {
+      const ledger = createLedger(2000);
+      charge(ledger);
+      return ledger;
+    },
+    scene: async (pool, _clock, refused) => [
+      await pool.run(job(typicalRequest("tenant-a", "fine")), { refused }),
+    ],
+    want: {
+      answers: [
+        {
+          status: 503,
+          text: `llsd-hook holds back the sync of tenant-a/fine for 24 s more: ${why}, and its requests wait until that time is made up at a quarter of a worker; Metacontroller retries`,
+        },
+      ],
+      refusals: ["share"],
+    },
+  };
+}
+
+const rows: Row[] = [
   {
     name: "a queue wait that expires, every worker busy: a 503 naming the wait and the workers",
     limits: { workers: 1, heapMib: 64, deadlineMs: LONG },
@@ -109,50 +136,20 @@ const rows: {
       refusals: [],
     },
   },
-  {
-    name: "the share refusal: a tenant out of time while another is active, its time back after its wait would end, is refused at once",
-    limits: { workers: 2, heapMib: 64, deadlineMs: 2000 },
-    ledger: () => {
-      const ledger = createLedger(2000);
+  shareRefusal(
+    "the share refusal: a tenant out of time while another is active, its time back after its wait would end, is refused at once",
+    (ledger) => {
       ledger.started("tenant-b", 0);
       // 6000 ms short: back in hand after 24 s at a quarter of a worker; a request waits 6 s at most.
       ledger.charge("tenant-a", 8000, 0);
-      return ledger;
     },
-    scene: async (pool, _clock, refused) => [
-      await pool.run(job(typicalRequest("tenant-a", "fine")), { refused }),
-    ],
-    want: {
-      answers: [
-        {
-          status: 503,
-          text: "llsd-hook holds back the sync of tenant-a/fine for 24 s more: the requests of namespace tenant-a took more worker time lately than its share beside the other namespaces, and its requests wait until that time is made up at a quarter of a worker; Metacontroller retries",
-        },
-      ],
-      refusals: ["share"],
-    },
-  },
-  {
-    name: "the share refusal after a request was stopped at a limit: alone too, saying so",
-    limits: { workers: 2, heapMib: 64, deadlineMs: 2000 },
-    ledger: () => {
-      const ledger = createLedger(2000);
-      ledger.charge("tenant-a", 8000, 0, true);
-      return ledger;
-    },
-    scene: async (pool, _clock, refused) => [
-      await pool.run(job(typicalRequest("tenant-a", "fine")), { refused }),
-    ],
-    want: {
-      answers: [
-        {
-          status: 503,
-          text: "llsd-hook holds back the sync of tenant-a/fine for 24 s more: a request of namespace tenant-a was stopped at a worker's limits lately (WORKER_DEADLINE_MS, WORKER_HEAP_MIB), and its requests wait until that time is made up at a quarter of a worker; Metacontroller retries",
-        },
-      ],
-      refusals: ["share"],
-    },
-  },
+    "the requests of namespace tenant-a took more worker time lately than its share beside the other namespaces",
+  ),
+  shareRefusal(
+    "the share refusal after a request was stopped at a limit: alone too, saying so",
+    (ledger) => void ledger.charge("tenant-a", 8000, 0, true),
+    "a request of namespace tenant-a was stopped at a worker's limits lately (WORKER_DEADLINE_MS, WORKER_HEAP_MIB)",
+  ),
 ];
 
 /** An answer as the row compares it: its status, and its error's text (none for a 200). */

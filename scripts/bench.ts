@@ -319,7 +319,7 @@ function generateInput(raw: unknown) {
   };
 }
 
-/** The schema's bound on spec.resources.models (src/api/schema.ts): sync refuses more. */
+/** The schema's bound on spec.resources.models (src/api/fields.ts LIMITS): sync refuses more. */
 const MAX_MODELS = 256;
 
 /** A parsed typical spec with n models; past the bound, built from a parsed one (generation only). */

@@ -11,7 +11,7 @@ import { sync } from "../../src/sync.js";
 import { configOf, syncContext } from "../golden/harness.js";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { ALL_REASONS } from "../../src/reasons.js";
-import { exampleRequestJson } from "../golden/example-request.js";
+import { hookRequest } from "../../src/cli/request.js";
 import { docFiles, root } from "../docs/examples.js";
 import { docSection } from "../install/tools.js";
 
@@ -103,9 +103,11 @@ describe("README", () => {
     expect(flat).to.include("requests 250m CPU and 512Mi of memory and has no limit");
   });
 
-  it("examples/sync-request.json is current (npm run example-request)", () => {
+  it("examples/sync-request.json is what llsd-hook request examples/minimal.yaml prints (npm run example-request)", () => {
+    const read = (file: string) => ({ text: readFileSync(join(root, file), "utf8"), source: file });
     expect(readFileSync(join(root, "examples", "sync-request.json"), "utf8")).to.equal(
-      exampleRequestJson(),
+      hookRequest(read("examples/minimal.yaml"), read("metacontroller/compositecontroller.yaml"))
+        .json,
     );
   });
 });

@@ -84,6 +84,8 @@ export const serverMsg = {
   // settings, at start (src/server/settings.ts, src/server/main.ts)
   notWhole: (variable: string, text: string, min: number, max: number) =>
     `${variable}=${text} must be a whole number from ${min} to ${max}`,
+  notCount: (variable: string, text: string) =>
+    `${variable}=${text} is not a whole number (0 or more)`,
   notMebibytes: (variable: string, text: string) =>
     `${variable}=${text} is not a positive number of MiB`,
   notSeconds: (variable: string, text: string) =>

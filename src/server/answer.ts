@@ -35,10 +35,10 @@ export const READABLE_CHARSETS: ReadonlySet<string> = new Set([
   "utf-16be",
 ]);
 
-/** What a /sync answer's status says, for the outcome metrics (./metrics.ts outcomeOf). */
+/** What a /sync answer's status says, for the outcome and per-parent metrics (./metrics.ts, ./condition-metrics.ts). */
 export interface StatusSummary {
   phase?: Phase | undefined;
-  conditions?: readonly { type: string; reason: string }[] | undefined;
+  conditions?: readonly { type: string; status: string; reason: string }[] | undefined;
 }
 
 /** The answer to one request: what the main thread sends, logs and counts. */

@@ -14,7 +14,7 @@ import { gracefulShutdown } from "./shutdown.js";
 import { createPool } from "./pool/index.js";
 import { settingsFromEnv, type Settings } from "./settings.js";
 import { timeoutOptions } from "./timeouts.js";
-import { createMetrics, createMetricsApp } from "./metrics.js";
+import { createMetrics, createMetricsApp, type HookMetrics } from "./metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 import { packageVersion } from "../edge/package-version.js";
 
@@ -28,7 +28,7 @@ function readToken(file: string | undefined): string | undefined {
 }
 
 /** GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits Prometheus there only. */
-function serveMetrics(metrics: ReturnType<typeof createMetrics>, port: number): http.Server {
+function serveMetrics(metrics: HookMetrics, port: number): http.Server {
   const server = http.createServer(timeoutOptions(), createMetricsApp(metrics));
   listen(server, port, "METRICS_PORT", "llsd-hook metrics listening", {});
   return server;
@@ -99,6 +99,10 @@ async function main(): Promise<void> {
   const token = readToken(settings.tokenFile);
   const metrics = createMetrics({
     parentLabels: settings.parentLabels,
+    parentsMax: settings.parentsMax,
+    ...(settings.memoryLimitBytes === undefined
+      ? {}
+      : { memoryLimitBytes: settings.memoryLimitBytes }),
     processMetrics: true,
     version,
   });

@@ -19,6 +19,7 @@
 // are never cached: they are computed every time, as before.
 import { createHash } from "node:crypto";
 import type { Parent } from "./answer.js";
+import type { ParentView } from "./condition-metrics.js";
 import type { CacheTier } from "./memo.js";
 import type { OutcomeLabels } from "./metrics.js";
 
@@ -28,6 +29,8 @@ export interface CachedResponse {
   log: Readonly<Record<string, unknown>>;
   outcome: OutcomeLabels;
   parent: Parent;
+  /** What the parent's series say (./condition-metrics.ts). */
+  view: ParentView | undefined;
 }
 
 /** A fixed overhead per entry beside the body (key, log fields, map entry). */

@@ -20,9 +20,14 @@
 //   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
 //                          (one series per parent and outcome; off by default)
+//   METRICS_PARENTS_MAX    the most parents with series of their phase and conditions (2000;
+//                          0 turns them off); docs/adr/0023-condition-metrics.md
+//   MEMORY_LIMIT_MIB       the container's memory limit, for llsd_hook_memory_limit_bytes (the
+//                          Deployment sets it from limits.memory)
 import { serverMsg } from "../server-messages.js";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "./app.js";
 import { BODY_BUDGET_BYTES } from "./body-budget.js";
+import { DEFAULT_PARENTS_MAX } from "./condition-metrics.js";
 import { DEFAULT_POOL_LIMITS, POOL_SETTINGS, type PoolLimits } from "./pool/limits.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -40,6 +45,8 @@ export interface Settings {
   pool: PoolLimits;
   fieldManager?: string;
   parentLabels: boolean;
+  parentsMax: number;
+  memoryLimitBytes?: number;
 }
 
 /** The variable's text; undefined when it is unset or empty. */
@@ -55,6 +62,16 @@ function whole(env: Env, variable: string, fallback: number, min: number, max: n
   const value = Number(given);
   if (!Number.isInteger(value) || value < min || value > max)
     throw new Error(serverMsg.notWhole(variable, given, min, max));
+  return value;
+}
+
+/** A whole number, 0 or more. */
+function count(env: Env, variable: string, fallback: number): number {
+  const given = text(env, variable);
+  if (given === undefined) return fallback;
+  const value = Number(given);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(serverMsg.notCount(variable, given));
   return value;
 }
 
@@ -109,6 +126,7 @@ export function settingsFromEnv(env: Env): Settings {
   const tls = tlsOf(env);
   const tokenFile = text(env, "HOOK_TOKEN_FILE");
   const fieldManager = text(env, "SSA_FIELD_MANAGER");
+  const memoryLimitBytes = mebibytes(env, "MEMORY_LIMIT_MIB", 0);
   return {
     port,
     metricsPort,
@@ -122,5 +140,7 @@ export function settingsFromEnv(env: Env): Settings {
     pool: poolLimitsFromEnv(env),
     ...(fieldManager === undefined ? {} : { fieldManager }),
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
+    parentsMax: count(env, "METRICS_PARENTS_MAX", DEFAULT_PARENTS_MAX),
+    ...(memoryLimitBytes > 0 ? { memoryLimitBytes } : {}),
   };
 }

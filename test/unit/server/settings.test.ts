@@ -42,6 +42,7 @@ describe("the server's settings", () => {
         shutdownDelayMs: 5000,
         pool: { workers: 2, heapMib: 64, deadlineMs: 2000 },
         parentLabels: false,
+        parentsMax: 2000,
       });
     });
 
@@ -60,6 +61,8 @@ describe("the server's settings", () => {
         HOOK_WORKERS: "3",
         SSA_FIELD_MANAGER: "mc",
         METRICS_PARENT_LABELS: "true",
+        METRICS_PARENTS_MAX: "0",
+        MEMORY_LIMIT_MIB: "384",
       };
       expect(settingsFromEnv(env)).to.deep.equal({
         port: 8443,
@@ -74,6 +77,8 @@ describe("the server's settings", () => {
         pool: { workers: 3, heapMib: 64, deadlineMs: 2000 },
         fieldManager: "mc",
         parentLabels: true,
+        parentsMax: 0,
+        memoryLimitBytes: 384 * 2 ** 20,
       });
     });
 
@@ -84,6 +89,8 @@ describe("the server's settings", () => {
         { SHUTDOWN_DELAY_SECONDS: "-1" },
         "SHUTDOWN_DELAY_SECONDS=-1 is not a number of seconds (0 or more)",
       ],
+      [{ METRICS_PARENTS_MAX: "-1" }, "METRICS_PARENTS_MAX=-1 is not a whole number (0 or more)"],
+      [{ MEMORY_LIMIT_MIB: "0" }, "MEMORY_LIMIT_MIB=0 is not a positive number of MiB"],
       [{ METRICS_PARENT_LABELS: "yes" }, "METRICS_PARENT_LABELS=yes is neither true nor false"],
       [{ TLS_CERT_FILE: "/tls/tls.crt" }, "set both TLS_CERT_FILE and TLS_KEY_FILE, or neither"],
       [{ PORT: "9464" }, "METRICS_PORT must differ from PORT (9464)"],

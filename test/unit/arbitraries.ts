@@ -2,9 +2,6 @@
 // (run through sync with test/support/request.ts).
 import fc from "fast-check";
 
-// pool.test.ts, on another branch now, imports the request builder from here.
-export { request } from "../support/request.js";
-
 const providerId = fc.constantFrom("primary", "backup", "vllm-a", "edge_1");
 const secretName = fc.constantFrom("creds-a", "creds-b");
 const secretKey = fc.constantFrom("token", "api-key");

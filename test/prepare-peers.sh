@@ -3,6 +3,9 @@
 # it is complete (npm run peers; part of npm test):
 #   - kube-apiserver, kube-controller-manager, etcd and kubectl built from
 #     source through the Go module proxy (test/k8s/build.sh; cold: ~25 min on 2 cores)
+#   - the oldest Kubernetes release the suite keeps: kube-apiserver,
+#     kube-controller-manager and kubectl (test/k8s/oldest/build.sh; etcd reused),
+#     built beside the node
 #   - argocd-health, Argo CD's Lua health-check runner (test/argocd/build.sh; seconds)
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
 #   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
@@ -53,7 +56,15 @@ if ! wait "$K8S_PID"; then
   exit 1
 fi
 K8S_DIR=$(tail -n1 "$CACHE/k8s-bin-dir")
+OLDEST_LOG="$CACHE/k8s-oldest-build.log"
+"$ROOT/test/k8s/oldest/build.sh" > "$CACHE/k8s-oldest-bin-dir" 2> >(tee "$OLDEST_LOG" >&2) &
+OLDEST_PID=$!
 NODE_DIR=$("$ROOT/test/node/build.sh")
+if ! wait "$OLDEST_PID"; then
+  echo "[peers] the build of the oldest Kubernetes failed; see $OLDEST_LOG" >&2
+  exit 1
+fi
+K8S_OLDEST_DIR=$(tail -n1 "$CACHE/k8s-oldest-bin-dir")
 if ! wait "$IMAGE_PID"; then
   tail -n 30 "$IMAGE_LOG" >&2
   echo "[peers] the hook's image build failed; see $IMAGE_LOG" >&2
@@ -65,6 +76,7 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
 {
   echo "{"
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
+  echo "  \"k8sOldestBinDir\": \"$K8S_OLDEST_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"

@@ -8,7 +8,7 @@
 #
 # Usage: test/k8s/update-go-mod.sh v1.37.2            the suite's control plane (this folder)
 #        test/k8s/update-go-mod.sh v1.30.14 oldest    the oldest release the suite keeps (oldest/):
-#                                                     kube-apiserver and kubectl only, etcd reused
+#                                                     no etcd (the suite's is reused), kubectl beside
 set -euo pipefail
 cd "$(dirname "$0")"
 KV=${1:?usage: $0 vX.Y.Z [oldest]}
@@ -33,7 +33,7 @@ k8s.io/kubernetes $KV"
     cd oldest
     MODULE=llsd-hook.local/test/k8s/oldest
     REQUIRES="k8s.io/kubernetes $KV"
-    TOOLS="k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl"
+    TOOLS="k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kubectl"
     # The tool directive needs go 1.24 in go.mod; the release's own go line
     # stays the default GODEBUG, so the binaries behave as that Go built them.
     if [ "$(printf '%s\n' "$GO_LINE" 1.24 | sort -V | head -n1)" != 1.24 ]; then

@@ -7,6 +7,7 @@
 #     kube-controller-manager and kubectl (test/k8s/oldest/build.sh; etcd reused),
 #     built beside the node
 #   - argocd-health, Argo CD's Lua health-check runner (test/argocd/build.sh; seconds)
+#   - flux-kstatus, Flux's kstatus health (test/flux/build.sh; about a minute cold)
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
 #   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
 #     cold: ~3 min each)
@@ -38,6 +39,7 @@ IMAGE_PID=$!
 NODE_RELEASES="1.5.0 1.4.1"
 
 ARGOCD_HEALTH=$("$ROOT/test/argocd/build.sh")
+FLUX_KSTATUS=$("$ROOT/test/flux/build.sh")
 CRDS_DIR=$("$ROOT/scripts/third-party-crds.sh")
 
 VENVS=()
@@ -78,6 +80,7 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
   echo "  \"k8sOldestBinDir\": \"$K8S_OLDEST_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
+  echo "  \"fluxKstatus\": \"$FLUX_KSTATUS\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"
   echo "  \"hookImage\": {\"archive\": \"$HOOK_IMAGE\", \"base\": \"$HOOK_IMAGE_BASE\"},"

@@ -11,6 +11,7 @@ export const root = join(import.meta.dirname, "..", "..");
 interface InstallPeers {
   k8sBinDir: string;
   argocdHealth?: string;
+  fluxKstatus?: string;
   thirdPartyCrdDir?: string;
 }
 
@@ -29,6 +30,10 @@ export function kubectl(): string {
 
 export function argocdHealth(): string {
   return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
+}
+
+export function fluxKstatus(): string {
+  return peer("fluxKstatus", "flux-kstatus (test/flux/build.sh)");
 }
 
 export function thirdPartyCrdDir(): string {

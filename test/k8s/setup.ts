@@ -84,11 +84,26 @@ export async function installCrd(cp: ControlPlane): Promise<void> {
   );
 }
 
+/**
+ * Starts an end's control plane, once more on fresh ports when one was taken
+ * between freePort() and the bind (two control planes start at once, on a
+ * machine where other suites run too).
+ */
+async function startEnd(end: End): Promise<ControlPlane> {
+  try {
+    return await startControlPlane(undefined, binariesOf(end));
+  } catch (err) {
+    if (!/address already in use/.test(String(err))) throw err;
+    process.stderr.write(`[k8s ${endTitle(end)}] a port was taken meanwhile; starting again\n`);
+    return await startControlPlane(undefined, binariesOf(end));
+  }
+}
+
 export async function mochaGlobalSetup(): Promise<void> {
   // Both ends at once; one that fails to start stops the other.
   const started = await Promise.allSettled(
     ENDS.map(async (end) => {
-      const cp = await startControlPlane(undefined, binariesOf(end));
+      const cp = await startEnd(end);
       current[end] = cp;
       await installCrd(cp);
     }),

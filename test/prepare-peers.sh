@@ -8,6 +8,8 @@
 #     built beside the node
 #   - argocd-health, Argo CD's Lua health-check runner (test/argocd/build.sh; seconds)
 #   - flux-kstatus, Flux's kstatus health (test/flux/build.sh; about a minute cold)
+#   - argocd-tracking, Argo CD's resource tracking and gitops-engine's cluster cache
+#     (test/argocd/tracking/build.sh; about 5 minutes of CPU cold, beside the venvs)
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
 #   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
 #     cold: ~3 min each)
@@ -34,6 +36,10 @@ IMAGE_LOG="$CACHE/hook-image-build.log"
 echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
 "$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
 IMAGE_PID=$!
+# Argo CD's tracking code is some 1,400 packages: built beside the venvs.
+TRACKING_LOG="$CACHE/argocd-tracking-build.log"
+"$ROOT/test/argocd/tracking/build.sh" > "$CACHE/argocd-tracking" 2> "$TRACKING_LOG" &
+TRACKING_PID=$!
 
 # The releases whose server image the node tests run (test/node/README.md).
 NODE_RELEASES="1.5.0 1.4.1"
@@ -72,6 +78,12 @@ if ! wait "$IMAGE_PID"; then
   echo "[peers] the hook's image build failed; see $IMAGE_LOG" >&2
   exit 1
 fi
+if ! wait "$TRACKING_PID"; then
+  tail -n 30 "$TRACKING_LOG" >&2
+  echo "[peers] the build of argocd-tracking failed; see $TRACKING_LOG" >&2
+  exit 1
+fi
+ARGOCD_TRACKING=$(tail -n1 "$CACHE/argocd-tracking")
 HOOK_IMAGE=$(tail -n1 "$CACHE/hook-image")
 HOOK_IMAGE_BASE=$("$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
 echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAGE_LOG" || echo cached))"
@@ -80,6 +92,7 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
   echo "  \"k8sOldestBinDir\": \"$K8S_OLDEST_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
+  echo "  \"argocdTracking\": \"$ARGOCD_TRACKING\","
   echo "  \"fluxKstatus\": \"$FLUX_KSTATUS\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"

@@ -11,6 +11,7 @@ export const root = join(import.meta.dirname, "..", "..");
 interface InstallPeers {
   k8sBinDir: string;
   argocdHealth?: string;
+  argocdTracking?: string;
   fluxKstatus?: string;
   thirdPartyCrdDir?: string;
 }
@@ -30,6 +31,10 @@ export function kubectl(): string {
 
 export function argocdHealth(): string {
   return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
+}
+
+export function argocdTracking(): string {
+  return peer("argocdTracking", "argocd-tracking (test/argocd/tracking/build.sh)");
 }
 
 export function fluxKstatus(): string {

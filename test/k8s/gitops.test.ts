@@ -10,6 +10,9 @@
 // gives the install with your image and the resource in the later wave, which
 // the API server accepts the same way.
 import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import type { Server } from "node:http";
+import { pino } from "pino";
 import {
   copyFileSync,
   mkdirSync,
@@ -21,13 +24,23 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAllDocuments, stringify } from "yaml";
+import { parse, parseAllDocuments, stringify } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { CRD_FILE } from "../../src/api/crd-file.js";
-import { API_VERSION, KIND } from "../../src/api/schema.js";
+import { API_VERSION, KIND, PLURAL } from "../../src/api/schema.js";
+import { loadCatalog } from "../../src/edge/load-catalog.js";
+import { createApp } from "../../src/server/app.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
-import { codeBlocks, docSection, thirdPartyCrdDir } from "../install/tools.js";
+import {
+  argocdTracking,
+  codeBlocks,
+  docSection,
+  root,
+  thirdPartyCrdDir,
+} from "../install/tools.js";
 import { copyTree, describeRun, gone, kubectlEnv, runLines, warnings } from "./install-run.js";
+import { restrictedNamespace } from "./kube.js";
+import { Metacontroller } from "./metacontroller.js";
 import { cluster } from "./setup.js";
 
 const PAGE = "docs/operations/gitops.md";
@@ -265,5 +278,122 @@ describe("GitOps: the page's Argo CD and Flux YAML on the real API server", func
     expect(run.stdout.split("\n").filter((l) => l.endsWith("(server dry run)"))).to.have.length(
       objects.length,
     );
+  });
+});
+
+/** What argocd-tracking reports for one tracking method. */
+interface Tracked {
+  method: string;
+  trackingOf: Record<string, string>;
+  managed: string[];
+  prune: string[];
+}
+
+describe("GitOps: Argo CD's resource tracking and an Argo-managed resource's children (Argo CD's own code)", function () {
+  this.timeout(180_000);
+  const NS = "argo-app";
+  // The worst case: the Application and the resource share a name, so the
+  // children's app.kubernetes.io/instance is the Application's name.
+  const APP = "llama";
+  let server: Server;
+  let mc: Metacontroller;
+  let work: string;
+  const kube = () => cluster().kube;
+
+  /** The resource as the Application renders it, with the marks both tracking methods write. */
+  const target = (): KubeObject => ({
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: {
+      name: APP,
+      namespace: NS,
+      labels: { "app.kubernetes.io/instance": APP },
+      annotations: {
+        "argocd.argoproj.io/tracking-id": `${APP}:llamastack.io/${KIND}:${NS}/${APP}`,
+      },
+    },
+    spec: parse(readFileSync(join(root, "examples", "minimal.yaml"), "utf8")).spec,
+  });
+
+  function track(): Tracked[] {
+    const cp = cluster();
+    const out = execFileSync(argocdTracking(), [], {
+      input: JSON.stringify({
+        server: cp.server,
+        token: cp.token,
+        caFile: join(cp.dir, "ca.crt"),
+        namespace: NS,
+        application: APP,
+        targets: [target()],
+        methods: ["label", "annotation"],
+      }),
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      // The cache's log (klog) is noise unless the command fails, when it is in the error.
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    return JSON.parse(out) as Tracked[];
+  }
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), "llsd-argocd-tracking-"));
+    const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    });
+    const addr = server.address();
+    if (addr === null || typeof addr === "string") throw new Error("no hook address");
+    mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`);
+    await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
+    await kube().mustCreate("v1", "secrets", {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "vllm-creds", namespace: NS },
+      stringData: { token: "unused" },
+    });
+    await kube().mustCreate(API_VERSION, PLURAL, target());
+    await mc.reconcile(NS, APP);
+  });
+
+  after(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    await kube().remove("v1", "namespaces", undefined, NS);
+    await gone(kube(), "v1", "namespaces", [NS]);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("under either method the Application's own objects are the resource alone, and a sync prunes nothing, though under label tracking every child reads as the Application's", async () => {
+    const children = (await mc.children((await kube().get(API_VERSION, PLURAL, NS, APP))!)).map(
+      (c) => `${c.kind}/${c.metadata.name}`,
+    );
+    expect(children).to.include.members([`Deployment/${APP}`, `Service/${APP}-service`]);
+    const [label, annotation] = track();
+    for (const t of [label, annotation]) {
+      expect(t?.managed, t?.method).to.deep.equal([`${KIND}/${APP}`]);
+      expect(t?.prune, t?.method).to.deep.equal([]);
+    }
+    // What each method reads on the children: the instance label is the Application's name.
+    for (const c of children) {
+      expect(label?.trackingOf[c], `label: ${c}`).to.equal(APP);
+      expect(annotation?.trackingOf[c] ?? "", `annotation: ${c}`).to.equal("");
+    }
+  });
+
+  it("a child that loses its owner reference (an orphan) is pruned under label tracking, not under annotation tracking", async () => {
+    const service = `${APP}-service`;
+    const res = await kube().patch(
+      "v1",
+      "services",
+      NS,
+      service,
+      [{ op: "remove", path: "/metadata/ownerReferences" }],
+      "application/json-patch+json",
+    );
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const [label, annotation] = track();
+    expect(label?.managed).to.deep.equal([`${KIND}/${APP}`, `Service/${service}`]);
+    expect(label?.prune).to.deep.equal([`Service/${service}`]);
+    expect(annotation?.managed).to.deep.equal([`${KIND}/${APP}`]);
+    expect(annotation?.prune).to.deep.equal([]);
   });
 });

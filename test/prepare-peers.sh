@@ -38,7 +38,7 @@ echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
 IMAGE_PID=$!
 # Argo CD's tracking code is some 1,400 packages: built beside the venvs.
 TRACKING_LOG="$CACHE/argocd-tracking-build.log"
-"$ROOT/test/argocd/tracking/build.sh" > "$CACHE/argocd-tracking" 2> "$TRACKING_LOG" &
+"$ROOT/test/argocd/tracking/build.sh" > "$CACHE/argocd-tracking-bin" 2> "$TRACKING_LOG" &
 TRACKING_PID=$!
 
 # The releases whose server image the node tests run (test/node/README.md).
@@ -83,7 +83,7 @@ if ! wait "$TRACKING_PID"; then
   echo "[peers] the build of argocd-tracking failed; see $TRACKING_LOG" >&2
   exit 1
 fi
-ARGOCD_TRACKING=$(tail -n1 "$CACHE/argocd-tracking")
+ARGOCD_TRACKING=$(tail -n1 "$CACHE/argocd-tracking-bin")
 HOOK_IMAGE=$(tail -n1 "$CACHE/hook-image")
 HOOK_IMAGE_BASE=$("$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
 echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAGE_LOG" || echo cached))"

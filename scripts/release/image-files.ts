@@ -32,9 +32,10 @@ export function imageFiles(archive: string, wanted: (path: string) => boolean): 
       execFileSync("tar", ["-xOf", archive, path], { encoding: "utf8", maxBuffer: 256 << 20 });
     const blob = (d: string) => `blobs/${d.replace(":", "/")}`;
     const index = JSON.parse(read("index.json")) as { manifests: Descriptor[] };
-    if (index.manifests.length !== 1)
+    const [top] = index.manifests;
+    if (top === undefined || index.manifests.length !== 1)
       throw new Error(`${archive}: ${index.manifests.length} images in its index, not one`);
-    const manifest = JSON.parse(read(blob(index.manifests[0]!.digest))) as {
+    const manifest = JSON.parse(read(blob(top.digest))) as {
       config: Descriptor;
       layers: Descriptor[];
     };
@@ -52,8 +53,9 @@ export function imageFiles(archive: string, wanted: (path: string) => boolean): 
       const take: string[] = [];
       for (const line of listing.split("\n")) {
         const m = /^(\S)\S*\s+\S+\s+\S+\s+\S+\s+\S+\s+(.*?)(?: -> (.*))?$/.exec(line);
-        if (m === null) continue;
-        const path = m[2]!.replace(/^\.\//, "");
+        const [, type, member, target] = m ?? [];
+        if (member === undefined) continue;
+        const path = member.replace(/^\.\//, "");
         const base = path.slice(path.lastIndexOf("/") + 1);
         if (base.startsWith(".wh.")) {
           const gone = `${dirname(path) === "." ? "" : `${dirname(path)}/`}${base.slice(4)}`;
@@ -64,8 +66,8 @@ export function imageFiles(archive: string, wanted: (path: string) => boolean): 
             }
           continue;
         }
-        if (m[1] === "l" && m[3] !== undefined) links.set(path, m[3]);
-        else if (m[1] === "-" && wanted(path)) take.push(m[2]!);
+        if (type === "l" && target !== undefined) links.set(path, target);
+        else if (type === "-" && wanted(path)) take.push(member);
       }
       if (take.length === 0) continue;
       const dir = join(work, `layer-${i}`);

@@ -23,8 +23,8 @@ export function dpkgPackages(status: string): DebPackage[] {
   for (const stanza of status.split(/\n\s*\n/)) {
     const fields = new Map<string, string>();
     for (const line of stanza.split("\n")) {
-      const m = /^([A-Za-z0-9-]+):\s*(.*)$/.exec(line);
-      if (m !== null) fields.set(m[1]!.toLowerCase(), m[2]!.trim());
+      const [, key, value] = /^([A-Za-z0-9-]+):\s*(.*)$/.exec(line) ?? [];
+      if (key !== undefined && value !== undefined) fields.set(key.toLowerCase(), value.trim());
     }
     const name = fields.get("package");
     const version = fields.get("version");
@@ -53,8 +53,9 @@ export function dpkgPackages(status: string): DebPackage[] {
 export function osRelease(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split("\n")) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m !== null) out[m[1]!] = m[2]!.replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1");
+    const [, key, value] = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim()) ?? [];
+    if (key !== undefined && value !== undefined)
+      out[key] = value.replace(/^"(.*)"$/, "$1").replace(/^'(.*)'$/, "$1");
   }
   return out;
 }
@@ -79,7 +80,7 @@ export function debPurl(p: DebPackage, os: Record<string, string>): string {
 }
 
 /** Something the base installs outside dpkg, with where in the image it was read. */
-export interface BaseTool {
+interface BaseTool {
   name: string;
   version: string;
   purl: string;

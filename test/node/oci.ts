@@ -2,11 +2,10 @@
 // from a root filesystem directory, without a registry or a daemon:
 //   node --import tsx test/node/oci.ts ROOTFS NAME:TAG OUT.tar CONFIG.json
 // The layer is an uncompressed tar made with fixed owners and mtime, so the same
-// rootfs gives the same digests: every file is root's, but those the image's
+// rootfs gives the same digests: every file is root's, but for those the image's
 // numeric USER (config.User, e.g. "1001") owns in the rootfs, which keep it
-// (group root), as a Containerfile's `chown -R 1001:0` leaves them. The index
-// names the image through the `io.containerd.image.name` annotation, so the
-// import needs no tag step.
+// (group root), as a Containerfile's `chown -R 1001:0` leaves them. The index names the image through the
+// `io.containerd.image.name` annotation, so the import needs no tag step.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {

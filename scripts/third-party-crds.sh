@@ -36,6 +36,8 @@ GITOPS_CRDS=(
 )
 KEY=$(printf '%s\n' "${CRDS[@]}" gitops "${GITOPS_CRDS[@]}" | sha256sum | cut -c1-12)
 OUT="${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}/crds/$KEY"
+source "$(dirname "$0")/cache-lock.sh"
+cache_lock "$OUT"
 if [ -f "$OUT/.complete" ]; then
   echo "$OUT"
   exit 0
@@ -62,7 +64,6 @@ for entry in "${CRDS[@]}"; do take "$WORK/out" "$entry"; done
 for entry in "${GITOPS_CRDS[@]}"; do take "$WORK/out/gitops" "$entry"; done
 chmod -R u+w "$WORK/out"
 rm -rf "$OUT"
-mkdir -p "$(dirname "$OUT")"
 mv "$WORK/out" "$OUT"
 touch "$OUT/.complete"
 echo "$OUT"

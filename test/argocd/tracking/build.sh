@@ -13,9 +13,11 @@
 # v0.0.0-20260914071520-c9c369efcc5b. The k8s.io replaces are Argo CD's own.
 set -euo pipefail
 cd "$(dirname "$0")"
+source ../../../scripts/cache-lock.sh
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly
 KEY=$(cat go.mod go.sum main.go | sha256sum | cut -c1-12)
 OUT="${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}/argocd-tracking/$KEY-$(go env GOVERSION)"
+cache_lock "$OUT"
 if [ ! -x "$OUT/argocd-tracking" ]; then
   mkdir -p "$OUT"
   go build -trimpath -ldflags "-s -w" -o "$OUT/argocd-tracking.tmp" .

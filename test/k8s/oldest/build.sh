@@ -9,6 +9,7 @@
 # (../build.sh). Prints the directory on stdout; a complete entry is reused.
 set -euo pipefail
 cd "$(dirname "$0")"
+source ../../../scripts/cache-lock.sh
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly
 KV=$(cat KUBERNETES_VERSION)
 GV=$(go env GOVERSION)
@@ -19,13 +20,14 @@ LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=$KV -X k8s.io/compone
 
 log() { echo "[k8s-oldest] $*" >&2; }
 START=$(date +%s)
+cache_lock "$OUT"
 
 if [ -f "$OUT/.complete" ]; then
   echo "$OUT"
   exit 0
 fi
 
-mkdir -p "$OUT.tmp"
+rm -rf "$OUT.tmp"; mkdir "$OUT.tmp"   # a dead build's, if any (we hold the lock)
 log "building $BINS $KV with $GV into $OUT"
 log "downloading modules"
 go mod download -x 2>&1 | grep -c '^# get' | sed 's/^/[k8s-oldest] fetched /;s/$/ module files/' >&2 || true

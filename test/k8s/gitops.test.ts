@@ -31,6 +31,7 @@ import { API_VERSION, KIND, PLURAL } from "../../src/api/schema.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
+import { testPool } from "../support/pool.js";
 import {
   argocdTracking,
   codeBlocks,
@@ -337,7 +338,11 @@ describe("GitOps: Argo CD's resource tracking and an Argo-managed resource's chi
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "llsd-argocd-tracking-"));
-    const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+    const app = createApp({
+      pool: testPool(),
+      catalog: loadCatalog(),
+      logger: pino({ level: "silent" }),
+    });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });

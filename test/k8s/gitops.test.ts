@@ -12,7 +12,6 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import type { Server } from "node:http";
-import { pino } from "pino";
 import {
   copyFileSync,
   mkdirSync,
@@ -28,10 +27,7 @@ import { parse, parseAllDocuments, stringify } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { CRD_FILE } from "../../src/api/crd-file.js";
 import { API_VERSION, KIND, PLURAL } from "../../src/api/schema.js";
-import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { createApp } from "../../src/server/app.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
-import { testPool } from "../support/pool.js";
 import {
   argocdTracking,
   codeBlocks,
@@ -42,6 +38,7 @@ import {
 import { copyTree, describeRun, gone, kubectlEnv, runLines, warnings } from "./install-run.js";
 import { restrictedNamespace } from "./kube.js";
 import { Metacontroller } from "./metacontroller.js";
+import { serveHook } from "./serve-hook.js";
 import { cluster } from "./setup.js";
 
 const PAGE = "docs/operations/gitops.md";
@@ -338,17 +335,9 @@ describe("GitOps: Argo CD's resource tracking and an Argo-managed resource's chi
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "llsd-argocd-tracking-"));
-    const app = createApp({
-      pool: testPool(),
-      catalog: loadCatalog(),
-      logger: pino({ level: "silent" }),
-    });
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
-    });
-    const addr = server.address();
-    if (addr === null || typeof addr === "string") throw new Error("no hook address");
-    mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`);
+    const hook = await serveHook();
+    server = hook.server;
+    mc = new Metacontroller(kube(), hook.url);
     await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
     await kube().mustCreate("v1", "secrets", {
       apiVersion: "v1",

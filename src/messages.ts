@@ -345,4 +345,30 @@ export const msg = {
     `${product(release)} has no ${type} authentication provider (it has ${types.length === 0 ? "none" : list(types)}); use the other kind of spec.auth, or another release`,
   kubeRootCaNotFound: (name: string, namespace: string) =>
     `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caBundle`,
+
+  // pod fields (issue 34): more pod-spec rules of the API server (src/children/pod-rules.ts)
+  bidirectionalPropagation: () =>
+    "is Bidirectional, which the API server allows only in a privileged container, and the server's container is not privileged; use HostToContainer or None",
+  unknownPropagation: (value: string) =>
+    `is ${value}, which the API server refuses; use None or HostToContainer`,
+  volumeSources: (sources: readonly string[]) =>
+    sources.length === 0
+      ? "names no volume source (emptyDir, configMap, secret, persistentVolumeClaim, ...), which the API server requires; add one"
+      : `has ${sources.length} volume sources (${list(sources)}), and the API server takes exactly one; keep one, and make the others volumes of their own`,
+  envValueAndValueFrom: () =>
+    "sets both value and valueFrom, which the API server refuses; keep one",
+  envValueFromSources: (sources: readonly string[]) =>
+    sources.length === 0
+      ? "names no source (secretKeyRef, configMapKeyRef, fieldRef or resourceFieldRef), which the API server requires; add one, or set value instead"
+      : `names ${sources.length} sources (${list(sources)}), and the API server takes exactly one; keep one`,
+  tolerationEffect: (effect: string) =>
+    `is ${effect}, which the API server refuses; use NoSchedule, PreferNoSchedule or NoExecute, or leave it empty to match every effect`,
+  tolerationSecondsEffect: () =>
+    "must be NoExecute when tolerationSeconds is set, which the API server requires; set effect: NoExecute, or remove tolerationSeconds",
+  seccompAnnotation: (key: string, profile: string) =>
+    `annotation ${key} names a seccomp profile the API server refuses for this pod, whose profile is ${profile} (set by llsd-hook in its securityContext); remove the annotation (seccomp annotations are deprecated: the securityContext sets the profile)`,
+  appArmorAnnotationContainer: (key: string, container: string) =>
+    `annotation ${key} names no container of the pod (its one container is ${container}), which the API server refuses; name ${container}, or remove the annotation`,
+  appArmorAnnotationProfile: (key: string) =>
+    `annotation ${key} is no AppArmor profile the API server reads (runtime/default, localhost/<profile> or empty); fix or remove it`,
 } as const;

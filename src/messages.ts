@@ -371,4 +371,25 @@ export const msg = {
     `annotation ${key} names no container of the pod (its one container is ${container}), which the API server refuses; name ${container}, or remove the annotation`,
   appArmorAnnotationProfile: (key: string) =>
     `annotation ${key} is no AppArmor profile the API server reads (runtime/default, localhost/<profile> or empty); fix or remove it`,
+  // the confused-deputy rule (src/children/pod-policy.ts, docs/adr/0019-confused-deputy-rule.md)
+  podVolume: (name: string) => `volume ${name}`,
+  podAnnotation: (key: string) => `annotation ${key}`,
+  podContainerField: (container: string, field: string) => `container ${container}'s ${field}`,
+  podField: (field: string) => `the pod's ${field}`,
+  podVolumeType: (type: string) => `uses volume type ${type}`,
+  podIsTrue: () => "is true",
+  podIsValue: (value: string) => `is ${value}`,
+  podNotTrue: () => "is not true",
+  podNotFalse: () => "is not false",
+  podAddsCapability: (capability: string) => `adds ${capability}`,
+  podDropsNotAll: () => "does not drop ALL",
+  podFixVolume: () =>
+    "mount the storage through a PersistentVolumeClaim instead (bound to a PersistentVolume with this source)",
+  podFixRemove: () => "remove it",
+  podFieldRefused: (field: string, level: string, check: string, fix: string, name: string) =>
+    `${field}, which PodSecurity's ${level} level forbids (${check}): llsd-hook writes pods with Metacontroller's rights, so it never gives one this (the confused-deputy rule); ${fix}, or have whoever runs the hook allow ${name} in ALLOWED_POD_FIELDS`,
+  podFieldWarned: (field: string, check: string, fix: string, name: string) =>
+    `${field}, which PodSecurity's restricted level forbids (${check}): a namespace that enforces it refuses the pods, and from the next release llsd-hook refuses it too (the confused-deputy rule); ${fix}, or have whoever runs the hook allow ${name} in ALLOWED_POD_FIELDS`,
+  unknownAllowedPodFields: (unknown: readonly string[], known: readonly string[]) =>
+    `ALLOWED_POD_FIELDS names ${list(unknown)}, which ${unknown.length === 1 ? "is" : "are"} neither a PodSecurity check nor a volume type; use ${list(known)}`,
 } as const;

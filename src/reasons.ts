@@ -52,6 +52,8 @@ export const Reason = {
   ServiceMonitorUnavailable: "ServiceMonitorUnavailable",
   // spec.networking (warnings)
   IngressMayBeBlocked: "IngressMayBeBlocked",
+  // spec.workload (warnings): the confused-deputy rule's restricted fields
+  RestrictedPodField: "RestrictedPodField",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -71,6 +73,7 @@ export const WARNING_REASONS = [
   Reason.OverrideNeedsTls,
   Reason.OverrideNotChecked,
   Reason.CaBundleNotApplied,
+  Reason.RestrictedPodField,
   Reason.VolumeKept,
   Reason.PdbSkipped,
   Reason.IngressMayBeBlocked,

@@ -32,6 +32,8 @@ import {
 export interface SyncContext extends ResolveContext {
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
+  /** What whoever runs the hook allows past the confused-deputy rule (ALLOWED_POD_FIELDS). */
+  allowedPodFields?: ReadonlySet<string>;
 }
 
 export type SyncOutcome =
@@ -40,7 +42,7 @@ export type SyncOutcome =
 export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncOutcome {
   const observed = observe(request);
   const resolution = resolve(observed, ctx);
-  const { check, planned } = plan(resolution, observed);
+  const { check, planned } = plan(resolution, observed, ctx.allowedPodFields);
   const parent = parentRef(observed, ctx);
   const returned =
     planned === undefined
@@ -72,13 +74,18 @@ interface Plan {
  * (duplicate volumes, a child too large) is a failed check of its own, which
  * the status reports under ValidationSucceeded.
  */
-function plan(resolution: Resolution, observed: Observed): Plan {
+function plan(
+  resolution: Resolution,
+  observed: Observed,
+  allowedPodFields: ReadonlySet<string> | undefined,
+): Plan {
   const desired = resolution.desired;
   if (desired === undefined) return { check: undefined, planned: undefined };
   const result = planChildren({
     desired,
     observedChildren: observed.children,
     childGroups: observed.childGroups,
+    allowedPodFields,
   });
   if (!result.ok) return { check: { ok: false, problems: result.problems }, planned: undefined };
   const check: Check = { ok: true };

@@ -265,9 +265,10 @@ function checkMountPropagation(workload: Workload): Problem[] {
   });
 }
 
-const SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod";
-const SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/";
-const APPARMOR_CONTAINER = "container.apparmor.security.beta.kubernetes.io/";
+/** The deprecated profile annotations (pod-policy.ts reads them too). */
+export const SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod";
+export const SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/";
+export const APPARMOR_CONTAINER = "container.apparmor.security.beta.kubernetes.io/";
 
 /** A seccomp annotation's profile as the API server reads it (ValidateSeccompProfile). */
 function isSeccompProfile(value: string): boolean {

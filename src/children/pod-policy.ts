@@ -14,9 +14,9 @@
 // v0.37.2 (policy/check_*.go, at the latest version), with their IDs; they run
 // over the pod as built, so a tenant's value is caught wherever it enters
 // (today: workload.overrides' volumes and pod annotations). Whoever runs the
-// hook may allow some by name (ALLOWED_POD_FIELDS, parsed by
-// parseAllowedPodFields): a check ID, or a volume type for the two volume
-// checks (`nfs` allows nfs volumes and nothing else).
+// hook may allow some by name (ALLOWED_POD_FIELDS, src/api/pod-security.ts):
+// a check ID, or a volume type for the two volume checks (`nfs` allows nfs
+// volumes and nothing else).
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type {
   Container,
@@ -25,37 +25,12 @@ import type {
   Probe,
   SecurityContext,
 } from "kubernetes-types/core/v1.js";
-import { fieldsOf } from "../api/k8s.js";
+import { POD_SECURITY_CHECKS, type CheckId } from "../api/pod-security.js";
 import type { Workload } from "../api/workload.js";
-import { compareStrings } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { problem, warning, type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
 import { APPARMOR_CONTAINER, SECCOMP_CONTAINER, SECCOMP_POD } from "./pod-rules.js";
-
-/** PodSecurity's check IDs (pod-security-admission v0.37.2), and its level of each. */
-export const POD_SECURITY_CHECKS = {
-  windowsHostProcess: "baseline",
-  hostNamespaces: "baseline",
-  privileged: "baseline",
-  capabilities_baseline: "baseline",
-  hostPathVolumes: "baseline",
-  hostPorts: "baseline",
-  appArmorProfile: "baseline",
-  seLinuxOptions: "baseline",
-  procMount: "baseline",
-  seccompProfile_baseline: "baseline",
-  sysctls: "baseline",
-  hostProbesAndHostLifecycle: "baseline",
-  restrictedVolumes: "restricted",
-  allowPrivilegeEscalation: "restricted",
-  runAsNonRoot: "restricted",
-  runAsUser: "restricted",
-  seccompProfile_restricted: "restricted",
-  capabilities_restricted: "restricted",
-  procMount_restricted: "restricted",
-} as const;
-export type CheckId = keyof typeof POD_SECURITY_CHECKS;
 
 /** Where in the pod a finding is: a volume, a pod annotation, or a field of the pod or a container. */
 type Place =
@@ -96,9 +71,6 @@ const RESTRICTED_VOLUMES = new Set([
   "projected",
   "secret",
 ]);
-
-/** Every volume type the pinned release knows. */
-export const VOLUME_TYPES: readonly string[] = fieldsOf("Volume").filter((f) => f !== "name");
 
 function volumeFindings(pod: PodSpec): Finding[] {
   return (pod.volumes ?? []).flatMap((v) =>
@@ -314,27 +286,6 @@ export function podSecurityFindings(
 }
 
 // -------------------------------------------------------------- the rule
-
-/** The names ALLOWED_POD_FIELDS may hold: PodSecurity's check IDs and the volume types. */
-export const ALLOWABLE_NAMES: readonly string[] = [
-  ...Object.keys(POD_SECURITY_CHECKS),
-  ...VOLUME_TYPES,
-].sort(compareStrings);
-
-/**
- * ALLOWED_POD_FIELDS: names separated by commas (or spaces); unset or empty
- * allows nothing. An unknown name is an error naming it, so a typo never
- * silently leaves a class refused.
- */
-export function parseAllowedPodFields(
-  text: string | undefined,
-): { ok: true; value: ReadonlySet<string> } | { ok: false; error: string } {
-  const names = (text ?? "").split(/[\s,]+/).filter((n) => n !== "");
-  const unknown = names.filter((n) => !ALLOWABLE_NAMES.includes(n));
-  if (unknown.length > 0)
-    return { ok: false, error: msg.unknownAllowedPodFields(unknown, ALLOWABLE_NAMES) };
-  return { ok: true, value: new Set(names) };
-}
 
 const AT = "spec.workload";
 

@@ -3,6 +3,7 @@
 // catalog already parsed). Reads the file, prints the result, returns the exit
 // code; never throws.
 import { writeSync } from "node:fs";
+import { parseAllowedPodFields } from "../api/pod-security.js";
 import { readBounded } from "../edge/read-bounded.js";
 import { YAML_BOUNDS } from "../config/bounded-yaml.js";
 import type { Catalog } from "../config/catalog.js";
@@ -60,13 +61,24 @@ function readInput(file: string): string {
   );
 }
 
-/** What the CLI reads besides the file: the catalog, and the package's version. */
+/** What the CLI reads besides the file: the catalog, the package's version, the environment. */
 export interface CliSources {
   catalogOf: () => Catalog;
   versionOf: () => string;
+  /** Read for ALLOWED_POD_FIELDS, so that render answers as a hook run with it (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
-function run(argv: readonly string[], { catalogOf, versionOf }: CliSources): number {
+/** ALLOWED_POD_FIELDS as the hook reads it (src/api/pod-security.ts). */
+function allowedPodFieldsOf(
+  env: Readonly<Record<string, string | undefined>>,
+): ReadonlySet<string> {
+  const parsed = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
+  if (!parsed.ok) throw new RenderError(parsed.error);
+  return parsed.value;
+}
+
+function run(argv: readonly string[], { catalogOf, versionOf, env }: CliSources): number {
   const [command, file] = argv;
   if (HELP.has(command ?? "") || (command === "render" && HELP.has(file ?? ""))) {
     write(1, `${USAGE}\n`);
@@ -81,7 +93,9 @@ function run(argv: readonly string[], { catalogOf, versionOf }: CliSources): num
     return 2;
   }
   const text = readInput(file);
-  const out = render(text, file, { catalog: catalogOf(), generate: generateConfig }, new Date());
+  const allowedPodFields = allowedPodFieldsOf(env ?? process.env);
+  const ctx = { catalog: catalogOf(), generate: generateConfig, allowedPodFields };
+  const out = render(text, file, ctx, new Date());
   for (const note of out.notes) write(2, `${note}\n`);
   write(1, out.children);
   write(2, out.status);

@@ -62,6 +62,8 @@ export interface AppOptions {
   bodyBudgetBytes?: number;
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
+  /** What the confused-deputy rule lets pods have (ALLOWED_POD_FIELDS; default nothing). */
+  allowedPodFields?: readonly string[];
   /**
    * When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16).
    * /convert never does: the API server sends no token to a conversion webhook.
@@ -368,6 +370,9 @@ function poolFor(options: AppOptions, metrics: HookMetrics, cache: ByteCache): P
     // Half the caches' bytes for generated configs, shared out among the workers.
     cacheBytes: cacheBytes / 2 / limits.workers,
     ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+    ...(options.allowedPodFields === undefined
+      ? {}
+      : { allowedPodFields: options.allowedPodFields }),
   });
   // The response tier here, the generation tiers in the workers: one set of figures.
   metrics.watchCache(

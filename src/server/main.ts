@@ -29,6 +29,7 @@ import { gracefulShutdown } from "./shutdown.js";
 import { poolLimitsFromEnv } from "./pool.js";
 import { timeoutOptions } from "./timeouts.js";
 import { createMetrics, createMetricsApp } from "./metrics.js";
+import { parseAllowedPodFields } from "../api/pod-security.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 import { packageVersion } from "../edge/package-version.js";
 
@@ -126,6 +127,8 @@ async function main(): Promise<void> {
     imageOverrides: imageOverridesFromEnv(env),
   });
   const token = readToken(env["HOOK_TOKEN_FILE"]);
+  const allowedPodFields = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
+  if (!allowedPodFields.ok) throw new Error(allowedPodFields.error);
   const metrics = createMetrics({
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
     processMetrics: true,
@@ -144,6 +147,7 @@ async function main(): Promise<void> {
       ? {}
       : { fieldManager: env["SSA_FIELD_MANAGER"] }),
     ...(token === undefined ? {} : { bearerToken: token }),
+    allowedPodFields: [...allowedPodFields.value].sort(),
   });
   const certFile = env["TLS_CERT_FILE"];
   const keyFile = env["TLS_KEY_FILE"];
@@ -164,6 +168,7 @@ async function main(): Promise<void> {
     tls: certFile !== undefined,
     auth: token !== undefined,
     releases: catalog.releases,
+    allowedPodFields: [...allowedPodFields.value].sort(),
   });
   const stop = gracefulShutdown(server, [metricsServer], {
     delayMs: seconds(env, "SHUTDOWN_DELAY_SECONDS", 5),

@@ -141,6 +141,7 @@ export interface PoolOptions {
   /** Bytes each worker's generation cache may hold. */
   cacheBytes: number;
   fieldManager?: string;
+  allowedPodFields?: readonly string[];
 }
 
 /** One request for the pool; `key` (the route and the sha256 of its bytes) joins equal requests. */
@@ -315,6 +316,9 @@ class WorkerPool implements Pool {
       catalog,
       cacheBytes: options.cacheBytes,
       ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+      ...(options.allowedPodFields === undefined
+        ? {}
+        : { allowedPodFields: [...options.allowedPodFields] }),
     };
   }
 
@@ -816,11 +820,12 @@ const shared = new Map<string, Pool>();
 
 /** The pool of these options, made on first use. */
 export function sharedPool(options: PoolOptions): Pool {
-  const { limits, cacheBytes, fieldManager } = options;
+  const { limits, cacheBytes, fieldManager, allowedPodFields } = options;
   const key = JSON.stringify([
     limits,
     cacheBytes,
     fieldManager ?? null,
+    allowedPodFields ?? [],
     createHash("sha256").update(serialize(options.catalog)).digest("base64"),
   ]);
   let pool = shared.get(key);

@@ -21,6 +21,8 @@ export interface WorkerData {
   /** Bytes this worker's generation cache may hold. */
   cacheBytes: number;
   fieldManager?: string;
+  /** ALLOWED_POD_FIELDS, as main.ts parsed it. */
+  allowedPodFields?: string[];
   /**
    * Shared with the main thread: 1 when it started another request while this
    * one's tenant was not known yet, so this one asks before it goes on.
@@ -70,6 +72,9 @@ const ctx = {
   catalog,
   generate,
   ...(data.fieldManager === undefined ? {} : { fieldManager: data.fieldManager }),
+  ...(data.allowedPodFields === undefined
+    ? {}
+    : { allowedPodFields: new Set(data.allowedPodFields) }),
 };
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) =>

@@ -11,12 +11,11 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import {
   ALLOWABLE_NAMES,
-  checkPodPolicy,
   parseAllowedPodFields,
   POD_SECURITY_CHECKS,
-  podSecurityFindings,
   VOLUME_TYPES,
-} from "../../../src/children/pod-policy.js";
+} from "../../../src/api/pod-security.js";
+import { checkPodPolicy, podSecurityFindings } from "../../../src/children/pod-policy.js";
 import { msg } from "../../../src/messages.js";
 import { sync } from "../../../src/sync.js";
 import { syncContext } from "../../golden/harness.js";

@@ -390,6 +390,13 @@ export const msg = {
     `${field}, which PodSecurity's ${level} level forbids (${check}): llsd-hook writes pods with Metacontroller's rights, so it never gives one this (the confused-deputy rule); ${fix}, or have whoever runs the hook allow ${name} in ALLOWED_POD_FIELDS`,
   podFieldWarned: (field: string, check: string, fix: string, name: string) =>
     `${field}, which PodSecurity's restricted level forbids (${check}): a namespace that enforces it refuses the pods, and from the next release llsd-hook refuses it too (the confused-deputy rule); ${fix}, or have whoever runs the hook allow ${name} in ALLOWED_POD_FIELDS`,
+  // a Deployment whose ReplicaSet cannot create pods (src/compute-status.ts)
+  replicaFailurePodSecurity: (deployment: string, level: string) =>
+    `Deployment ${deployment} cannot create its pods: the namespace enforces Pod Security "${level}", which refuses them. Remove the fields a RestrictedPodField condition names (kubectl get events shows the API server's refusal), or run the server in a namespace whose level admits them.`,
+  replicaFailureQuota: (deployment: string, quota: string) =>
+    `Deployment ${deployment} cannot create its pods: they exceed ResourceQuota ${quota}. Lower spec.workload.resources or spec.workload.replicas, or raise the quota (kubectl describe resourcequota ${quota}).`,
+  replicaFailure: (deployment: string, reason: string) =>
+    `Deployment ${deployment} cannot create its pods (ReplicaFailure, ${reason}); kubectl get events --field-selector involvedObject.kind=ReplicaSet says why.`,
   unknownAllowedPodFields: (unknown: readonly string[], known: readonly string[]) =>
     `ALLOWED_POD_FIELDS names ${list(unknown)}, which ${unknown.length === 1 ? "is" : "are"} neither a PodSecurity check nor a volume type; use ${list(known)}`,
 } as const;

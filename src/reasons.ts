@@ -102,6 +102,7 @@ export const ConditionReason = {
   DeploymentNotFound: "DeploymentNotFound",
   MinimumReplicasAvailable: "MinimumReplicasAvailable",
   MinimumReplicasUnavailable: "MinimumReplicasUnavailable",
+  ReplicaFailure: "ReplicaFailure",
   RollingOut: "RollingOut",
   Ready: "Ready",
 } as const;

@@ -397,6 +397,21 @@ export const msg = {
     `Deployment ${deployment} cannot create its pods: they exceed ResourceQuota ${quota}. Lower spec.workload.resources or spec.workload.replicas, or raise the quota (kubectl describe resourcequota ${quota}).`,
   replicaFailure: (deployment: string, reason: string) =>
     `Deployment ${deployment} cannot create its pods (ReplicaFailure, ${reason}); kubectl get events --field-selector involvedObject.kind=ReplicaSet says why.`,
+  // YAML a user gives (src/config/bounded-yaml.ts, src/cli/render.ts): said without the text it holds,
+  // which may be a Secret's value
+  yamlUnresolvedAlias: (line: number) =>
+    `has an alias at line ${line} whose anchor is not set before it (an anchor &name must come before its alias *name); set the anchor first, or quote the value if it is text that starts with *`,
+  yamlUnknownTag: () =>
+    "a tag (a word after !) that is none of YAML's own, so the value it marks would be lost; quote the value if it is text that starts with !",
+  yamlCollectionTag: () => "a tag for another kind of collection than the one it marks; remove it",
+  yamlBadEscape: () =>
+    "an escape sequence YAML does not know, in a double-quoted string; write \\\\ for a backslash, or use single quotes",
+  yamlDirective: () => "a % directive llsd-hook does not read; remove it",
+  yamlScalarStart: () =>
+    "a value that starts with a character YAML reserves (such as @ or `); quote it",
+  yamlPropertyOrder: () => "an anchor or tag before the - or : it belongs after; move it after",
+  yamlUnexpected: () =>
+    "text YAML does not expect here; check the indentation, the quotes and the brackets",
   unknownAllowedPodFields: (unknown: readonly string[], known: readonly string[]) =>
     `ALLOWED_POD_FIELDS names ${list(unknown)}, which ${unknown.length === 1 ? "is" : "are"} neither a PodSecurity check nor a volume type; use ${list(known)}`,
 } as const;

@@ -114,6 +114,13 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
   return server;
 }
 
+/** ALLOWED_POD_FIELDS (the confused-deputy rule); an unknown name stops the hook at start. */
+function allowedPodFieldsFrom(env: NodeJS.ProcessEnv): string[] {
+  const parsed = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return [...parsed.value].sort();
+}
+
 async function main(): Promise<void> {
   // dist/server/main.js: package.json is two folders up (the image copies it to /app).
   const version = packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url)));
@@ -127,8 +134,6 @@ async function main(): Promise<void> {
     imageOverrides: imageOverridesFromEnv(env),
   });
   const token = readToken(env["HOOK_TOKEN_FILE"]);
-  const allowedPodFields = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
-  if (!allowedPodFields.ok) throw new Error(allowedPodFields.error);
   const metrics = createMetrics({
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
     processMetrics: true,
@@ -147,7 +152,7 @@ async function main(): Promise<void> {
       ? {}
       : { fieldManager: env["SSA_FIELD_MANAGER"] }),
     ...(token === undefined ? {} : { bearerToken: token }),
-    allowedPodFields: [...allowedPodFields.value].sort(),
+    allowedPodFields: allowedPodFieldsFrom(env),
   });
   const certFile = env["TLS_CERT_FILE"];
   const keyFile = env["TLS_KEY_FILE"];
@@ -168,7 +173,6 @@ async function main(): Promise<void> {
     tls: certFile !== undefined,
     auth: token !== undefined,
     releases: catalog.releases,
-    allowedPodFields: [...allowedPodFields.value].sort(),
   });
   const stop = gracefulShutdown(server, [metricsServer], {
     delayMs: seconds(env, "SHUTDOWN_DELAY_SECONDS", 5),

@@ -28,9 +28,3 @@ export function k8sType<T>(name: EmbeddedType) {
     })
     .meta({ [CRD_SCHEMA_META_KEY]: schema });
 }
-
-/** The field names of an embedded type, as the pinned release's schema lists them. */
-export function fieldsOf(name: EmbeddedType): readonly string[] {
-  const properties = k8sSchema(name)["properties"];
-  return typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
-}

@@ -22,9 +22,12 @@ import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
-import { sync } from "../../src/sync.js";
-import { syncContext } from "../golden/harness.js";
-import { request } from "../unit/arbitraries.js";
+import {
+  BASE,
+  syncUnder,
+  withModels,
+  type PolicyAnswer,
+} from "../unit/children/pod-policy-sync.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller } from "./metacontroller.js";
 import { cluster } from "./setup.js";
@@ -32,20 +35,8 @@ import { cluster } from "./setup.js";
 const NS = "llsd-pod-policy";
 const RESOURCE = "llamastackdistributions";
 
-const base = {
-  distribution: { name: "starter" },
-  providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
-};
-
-const withVolume = (source: Record<string, unknown>) => ({
-  ...base,
-  workload: {
-    overrides: {
-      volumes: [{ name: "models", ...source }],
-      volumeMounts: [{ name: "models", mountPath: "/models", readOnly: true }],
-    },
-  },
-});
+const base = BASE;
+const withVolume = (source: Record<string, unknown>) => withModels(source);
 const withAnnotation = (key: string, value: string) => ({
   ...base,
   workload: { overrides: { podAnnotations: { [key]: value } } },
@@ -53,19 +44,12 @@ const withAnnotation = (key: string, value: string) => ({
 
 interface Answer {
   deployment: Deployment | undefined;
-  conditions: { type: string; status: string; message: string }[];
+  conditions: PolicyAnswer["conditions"];
 }
 
 function answer(spec: unknown, allowed?: string[]): Answer {
-  const ctx =
-    allowed === undefined
-      ? syncContext()
-      : { ...syncContext(), allowedPodFields: new Set(allowed) };
-  const out = sync(request(spec), "2026-11-01T12:00:00Z", ctx);
-  if (out.kind !== "ok") throw new Error(out.message);
-  const deployment = out.response.children.find((c) => c.kind === "Deployment") as
-    Deployment | undefined;
-  const conditions = out.response.status["conditions"] as Answer["conditions"];
+  const { conditions, children } = syncUnder(spec, allowed);
+  const deployment = children.find((c) => c.kind === "Deployment") as Deployment | undefined;
   return { deployment, conditions };
 }
 

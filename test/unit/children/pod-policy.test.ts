@@ -20,11 +20,9 @@ import { msg } from "../../../src/messages.js";
 import { sync } from "../../../src/sync.js";
 import { syncContext } from "../../golden/harness.js";
 import { applyAll, request, syncOk } from "../arbitraries.js";
+import { BASE, syncUnder, withModels } from "./pod-policy-sync.js";
 
-const base = {
-  distribution: { name: "starter" },
-  providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
-};
+const base = BASE;
 
 const built = syncOk(request(base)).children.find(
   (c) => c.kind === "Deployment",
@@ -367,27 +365,8 @@ describe("ALLOWED_POD_FIELDS", () => {
 
 describe("the rule through sync", () => {
   const AT = "spec.workload.overrides";
-  const models = (source: Record<string, unknown>) => ({
-    volumes: [
-      { name: "cache", emptyDir: {} },
-      { name: "models", ...source },
-    ],
-    volumeMounts: [{ name: "models", mountPath: "/models", readOnly: true }],
-  });
-  const conditionsOf = (spec: unknown, allowed?: string[]) => {
-    const ctx =
-      allowed === undefined
-        ? syncContext()
-        : { ...syncContext(), allowedPodFields: new Set(allowed) };
-    const out = sync(request(spec), "2026-11-01T12:00:00Z", ctx);
-    if (out.kind !== "ok") throw new Error(out.message);
-    const conditions = out.response.status["conditions"] as {
-      type: string;
-      status: string;
-      message: string;
-    }[];
-    return { conditions, children: out.response.children };
-  };
+  const models = (source: Record<string, unknown>) => withModels(source).workload.overrides;
+  const conditionsOf = syncUnder;
   const condition = (spec: unknown, type: string, allowed?: string[]) =>
     conditionsOf(spec, allowed).conditions.find((c) => c.type === type);
 

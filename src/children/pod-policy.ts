@@ -42,7 +42,7 @@ type Place =
 interface Finding {
   check: CheckId;
   place: Place;
-  /** What the pod would get, said of the place: "is a hostPath volume", "sets hostNetwork". */
+  /** What the pod would get, said of the place: "uses volume type hostPath", "is true". */
   what: string;
   /** Refused now; otherwise a RestrictedPodField warning for one release. */
   refused: boolean;
@@ -50,6 +50,7 @@ interface Finding {
   volumeType?: string;
 }
 
+/** A finding, refused when its check is baseline's (or when `refused` says so: privilege escalation, added capabilities). */
 const find = (
   check: CheckId,
   place: Place,
@@ -137,6 +138,23 @@ const SELINUX_TYPES = new Set([
   "container_kvm_t",
   "container_engine_t",
 ]);
+/** Safe sysctls at the latest version (1.37). */
+const SAFE_SYSCTLS = new Set([
+  "kernel.shm_rmid_forced",
+  "net.ipv4.ip_local_port_range",
+  "net.ipv4.tcp_syncookies",
+  "net.ipv4.ping_group_range",
+  "net.ipv4.ip_unprivileged_port_start",
+  "net.ipv4.ip_local_reserved_ports",
+  "net.ipv4.tcp_keepalive_time",
+  "net.ipv4.tcp_fin_timeout",
+  "net.ipv4.tcp_keepalive_intvl",
+  "net.ipv4.tcp_keepalive_probes",
+  "net.ipv4.tcp_rmem",
+  "net.ipv4.tcp_wmem",
+  "net.ipv4.tcp_slow_start_after_idle",
+  "net.ipv4.tcp_notsent_lowat",
+]);
 const SECCOMP_TYPES = new Set(["RuntimeDefault", "Localhost"]);
 const APPARMOR_TYPES = new Set(["RuntimeDefault", "Localhost"]);
 
@@ -200,24 +218,6 @@ function contextFindings(
     out.push(find("capabilities_restricted", at("capabilities.drop"), msg.podDropsNotAll()));
   return out;
 }
-
-/** Safe sysctls at the latest version (1.37). */
-const SAFE_SYSCTLS = new Set([
-  "kernel.shm_rmid_forced",
-  "net.ipv4.ip_local_port_range",
-  "net.ipv4.tcp_syncookies",
-  "net.ipv4.ping_group_range",
-  "net.ipv4.ip_unprivileged_port_start",
-  "net.ipv4.ip_local_reserved_ports",
-  "net.ipv4.tcp_keepalive_time",
-  "net.ipv4.tcp_fin_timeout",
-  "net.ipv4.tcp_keepalive_intvl",
-  "net.ipv4.tcp_keepalive_probes",
-  "net.ipv4.tcp_rmem",
-  "net.ipv4.tcp_wmem",
-  "net.ipv4.tcp_slow_start_after_idle",
-  "net.ipv4.tcp_notsent_lowat",
-]);
 
 /** runAsNonRoot and seccompProfile_restricted: set on the pod, or on every container. */
 function inheritedFindings(pod: PodSpec, userNamespace: boolean): Finding[] {

@@ -201,8 +201,11 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
       await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
     });
 
+    // The stored-versions test deletes the CRD last and needs every other test's objects gone.
     after(async () => {
       await hook?.kill();
+      for (const name of names) await kube().remove(API_VERSION, RESOURCE, NS, name);
+      await kube().remove("v1", "namespaces", undefined, NS);
     });
 
     it(`a wave of ${PARENTS} parents, the hook SIGKILLed partway and started again: every parent converges, nothing lost or rolled twice`, async () => {
@@ -253,13 +256,13 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
         for (const [child, uid] of before?.get(name) ?? [])
           expect(after.get(name)?.get(child), `${name}: ${child} kept`).to.equal(uid);
       }
+      await settle();
       const hashes = await templateHashes();
       for (const name of names) {
         expect(hashes.get(name), `${name}: one ReplicaSet`).to.have.length(1);
         const earlier = beforeHashes?.get(name) ?? [];
         if (earlier.length > 0) expect(hashes.get(name), name).to.deep.equal(earlier);
       }
-      await settle();
     });
 
     it("half the fleet edited, the stand-in restarted mid-rollout: the edited roll once, the others not at all, nothing lost", async () => {

@@ -77,7 +77,10 @@ async function admitted(deployment: Deployment) {
   );
   return {
     deployment: d.status,
-    deploymentWarnings: d.warnings.filter((w) => w.includes("PodSecurity")),
+    // A Warning header quotes its text: 299 - "would violate PodSecurity \"restricted:latest\": …"
+    deploymentWarnings: d.warnings
+      .filter((w) => w.includes("PodSecurity"))
+      .map((w) => w.replaceAll('\\"', '"')),
     pod: pod.status,
     podMessage: (pod.body as { message?: string }).message ?? "",
   };
@@ -206,7 +209,7 @@ describe("the confused-deputy rule on a real API server (Pod Security restricted
     if (a.deployment === undefined) throw new Error("no Deployment");
     const out = await admitted(a.deployment);
     expect(out.deployment).to.equal(201);
-    expect(out.deploymentWarnings[0]).to.include("hostPath volumes");
+    expect(out.deploymentWarnings[0]).to.include('restricted volume type "hostPath"');
     expect(out.pod, out.podMessage).to.equal(403);
   });
 
@@ -232,8 +235,13 @@ describe("the confused-deputy rule on a real API server (Pod Security restricted
         async () => {
           const d = (await kube.get("apps/v1", "deployments", NS, "nfs-models")) as
             Deployment | undefined;
+          // Its first attempt may meet another refusal (the ServiceAccount just created,
+          // not yet in the admission's cache); the ReplicaSet retries.
           return d?.status?.conditions?.find(
-            (c) => c.type === "ReplicaFailure" && c.status === "True",
+            (c) =>
+              c.type === "ReplicaFailure" &&
+              c.status === "True" &&
+              (c.message ?? "").includes("violates PodSecurity"),
           );
         },
         90_000,

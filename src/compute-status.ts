@@ -24,18 +24,7 @@ import { formatProblem, type Problem, type Warning } from "./problems.js";
 import { ConditionReason, WARNING_REASONS } from "./reasons.js";
 import type { Desired } from "./desired.js";
 import { problemsOf, type Check, type Resolution } from "./resolve.js";
-
-/** What the children rung did. */
-export interface Returned {
-  /** Whether the children could be built; undefined when the spec left nothing to plan. */
-  plan: Check | undefined;
-  /** The desired children were returned (false: the applied ones were kept, or none). */
-  updated: boolean;
-  /** The returned Deployment is applied and rolled out. */
-  rolledOut: boolean;
-  /** Warnings about the children returned (none when the applied ones were kept). */
-  workloadWarnings: Warning[];
-}
+import type { Returned } from "./return-children.js";
 
 /**
  * The conditions a spec's problems make False: each message holds the

@@ -1,5 +1,6 @@
 // Where things live inside the server's container. The Deployment
 // (src/children/deployment.ts) sets these; the config generator relies on them.
+import { RELEASE_TABLE, type ReleaseFacts } from "./release.js";
 
 export const CONFIG_MOUNT_DIR = "/etc/llama-stack";
 export const CONFIG_FILE = "config.yaml";
@@ -18,43 +19,40 @@ export function dataEnv(dataDir: string): Record<string, string> {
 }
 
 /**
- * How the server finds its config and port, per release line. The images'
- * entrypoint runs `<cli> stack run "$RUN_CONFIG_PATH"` in both lines; the port
- * is read from LLAMA_STACK_PORT up to 0.7 and from OGX_PORT in OGX (which reads
- * no LLAMA_STACK_* variable). A custom image (release unknown) gets the
- * Llama Stack names, as it always has.
+ * How the server finds its config and port: the env names of its release
+ * (release.ts). A custom image (release unknown) gets the Llama Stack names,
+ * as it always has.
  */
-export function serverEnv(ogx: boolean | undefined, port: number): Record<string, string> {
-  if (ogx === true) return { RUN_CONFIG_PATH: CONFIG_PATH, OGX_PORT: String(port) };
+export function serverEnv(release: ReleaseFacts | undefined, port: number): Record<string, string> {
+  const names = release?.env ?? RELEASE_TABLE[0].env;
   return {
-    RUN_CONFIG_PATH: CONFIG_PATH,
-    LLAMA_STACK_CONFIG: CONFIG_PATH,
-    LLAMA_STACK_PORT: String(port),
+    ...Object.fromEntries(names.config.map((name) => [name, CONFIG_PATH])),
+    [names.port]: String(port),
   };
 }
 
 /**
  * How the server starts in the images configs/distributions.json pins for an
- * OGX release: `ogx run <config>`, in place of the image's entrypoint. That
- * entrypoint (1.2.1 on) runs `ogx stack run "$RUN_CONFIG_PATH" --insecure`,
- * which skips the FIPS cipher defaults and their check even with TLS on, and
- * boots the starter config baked into the package when ours is missing; this
- * command serves what the config says (server.insecure is in a generated
- * config without TLS) and fails when the file is missing. It keeps what the
- * entrypoint does when an OTEL_* variable is set: opentelemetry-instrument
- * around the server, with the asyncpg and sqlite3 instrumentations off (the
- * entrypoint appends them to OTEL_PYTHON_DISABLED_INSTRUMENTATIONS; here they
- * are its value unless the pod sets it). Custom images and Llama Stack
- * releases keep their entrypoint: undefined. `ogx` is the release's
- * (release.ts), undefined for a custom image.
+ * OGX release: `ogx run <config>` (the release's command), in place of the
+ * image's entrypoint. That entrypoint (1.2.1 on) runs `ogx stack run
+ * "$RUN_CONFIG_PATH" --insecure`, which skips the FIPS cipher defaults and
+ * their check even with TLS on, and boots the starter config baked into the
+ * package when ours is missing; this command serves what the config says
+ * (server.insecure is in a generated config without TLS) and fails when the
+ * file is missing. It keeps what the entrypoint does when an OTEL_* variable
+ * is set: opentelemetry-instrument around the server, with the asyncpg and
+ * sqlite3 instrumentations off (the entrypoint appends them to
+ * OTEL_PYTHON_DISABLED_INSTRUMENTATIONS; here they are its value unless the
+ * pod sets it). Custom images (release unknown) and Llama Stack releases keep
+ * their entrypoint: undefined.
  */
 export function serverCommand(
-  ogx: boolean | undefined,
+  release: ReleaseFacts | undefined,
   pinnedImage: boolean,
   otel: boolean,
 ): string[] | undefined {
-  if (!pinnedImage || ogx !== true) return undefined;
-  const run = ["ogx", "run", CONFIG_PATH];
+  if (!pinnedImage || release?.command === undefined) return undefined;
+  const run = [...release.command, CONFIG_PATH];
   return otel ? [OTEL_WRAPPER.command, ...run] : run;
 }
 
@@ -65,15 +63,11 @@ export const OTEL_WRAPPER = {
   disabled: "asyncpg,sqlite3",
 } as const;
 
-/** OGX, the renamed project, from 0.8 on. */
-export function isOgx(release: string): boolean {
-  return !/^0\.[0-7]\./.test(release);
-}
-
 /**
  * Names the server's env may not take from spec.workload.overrides.env, in
  * any release, each with what it is for: where the config is, and how the
- * server listens (children/pod-layout.ts reserves them).
+ * server listens (children/pod-layout.ts reserves them). Every release's
+ * config and port names (release.ts) are among them (test/unit/release.test.ts).
  */
 export const RESERVED_ENV: Readonly<Record<string, "config" | "server">> = {
   RUN_CONFIG_PATH: "config",

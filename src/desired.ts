@@ -1,7 +1,7 @@
 // What should run, worked out once from a valid spec by resolve() (src/resolve.ts).
 // Every later stage (children, status) reads these facts; none works them out again.
 import type { Spec } from "./api/schema.js";
-import type { Ingress, ServerTls } from "./api/workload.js";
+import type { Ingress, ServerTls } from "./api/networking.js";
 import type { ResolvedDistribution } from "./config/distribution.js";
 import type { GeneratedConfig } from "./config/generate.js";
 import type { Reference } from "./references.js";
@@ -17,8 +17,8 @@ export interface Desired {
   namespace: string;
   spec: Spec;
   distribution: ResolvedDistribution;
-  /** What distribution.release means for the pod (releaseFacts). */
-  releaseFacts: ReleaseFacts;
+  /** What distribution.release means (release.ts); undefined for a custom image's unknown release. */
+  releaseFacts: ReleaseFacts | undefined;
   port: number;
   /** The server's own TLS, when on (serverTlsOf). */
   tls: ServerTls | undefined;

@@ -2,8 +2,9 @@
 // A message says what is wrong and the fix; the field path goes in front of
 // it (problems.ts formatProblem): `spec.x: what; fix`.
 
-import { isOgx, TRUST } from "./container.js";
+import { TRUST } from "./container.js";
 import { formatPath } from "./lib/json.js";
+import { releaseFacts } from "./release.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
@@ -15,9 +16,9 @@ function peerNamespaces(namespaces: readonly string[], labels: readonly string[]
   return [...named, ...labelled].join(" and ");
 }
 
-/** "OGX 1.5.0" from 0.8 on (the renamed project), "Llama Stack 0.7.3" before. */
+/** "OGX 1.5.0" from 0.8 on (the renamed project), "Llama Stack 0.7.3" before (release.ts). */
 function product(release: string): string {
-  return isOgx(release) ? `OGX ${release}` : `Llama Stack ${release}`;
+  return `${releaseFacts(release).product} ${release}`;
 }
 
 export const msg = {

@@ -2,7 +2,7 @@
 // Metacontroller for them, and sync checks they exist with the keys used.
 // Only names, keys and resourceVersions are ever read; never Secret data.
 import type { Spec } from "./api/schema.js";
-import { ingressOf, serverTlsOf } from "./api/workload.js";
+import { ingressOf, serverTlsOf } from "./api/networking.js";
 import { SPEC_BOUNDS } from "./api/bounds.js";
 import { isObject, own } from "./lib/json.js";
 import { CONFIG_FILE, TLS_KEYS } from "./container.js";

@@ -4,7 +4,8 @@
 import type { KubeObject } from "./api/hook.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/workload.js";
+import { DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/networking.js";
+import { DEFAULT_DATA_DIR } from "./api/workload.js";
 import type { Desired, DesiredConfig } from "./desired.js";
 import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
 import { specBindings, type SpecBindings } from "./config/bindings.js";
@@ -75,7 +76,7 @@ function invalid(problems: Problem[], warnings: Warning[] = []): Resolution {
 
 /**
  * Problems of every failed check, in condition order; `plan` is the children's
- * plan (sync.ts), reported with the spec's validation.
+ * plan (return-children.ts), reported with the spec's validation.
  */
 export function problemsOf(resolution: Resolution, plan: Check | undefined): Problem[] {
   const { validation, references, config } = resolution;

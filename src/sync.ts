@@ -3,31 +3,13 @@
 // return the children (built, or kept as applied when the spec cannot be used,
 // so a bad edit never deletes or breaks what runs: docs/adr/0002), and compute
 // the status.
-import type { Deployment } from "kubernetes-types/apps/v1.js";
-import type { KubeObject, SyncRequest, SyncResponse } from "./api/hook.js";
+import type { SyncRequest, SyncResponse } from "./api/hook.js";
 import { canonicalObject } from "./children/canonical.js";
-import {
-  appliedOf,
-  checkIdentity,
-  isOwnedName,
-  keepAll,
-  type Kept,
-  type ParentRef,
-} from "./children/keep.js";
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
-import { planChildren } from "./children/plan.js";
-import { computeStatus, type Returned } from "./compute-status.js";
-import { canonicalJson } from "./lib/json.js";
-import { msg } from "./messages.js";
-import { observe, type Observed, type ObservedDeployment } from "./observe.js";
-import { formatProblem, type Problem, type Warning } from "./problems.js";
-import {
-  problemsOf,
-  resolve,
-  type Check,
-  type Resolution,
-  type ResolveContext,
-} from "./resolve.js";
+import { computeStatus } from "./compute-status.js";
+import { observe } from "./observe.js";
+import { resolve, type ResolveContext } from "./resolve.js";
+import { returnChildren } from "./return-children.js";
 
 export interface SyncContext extends ResolveContext {
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
@@ -42,164 +24,13 @@ export type SyncOutcome =
 export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncOutcome {
   const observed = observe(request);
   const resolution = resolve(observed, ctx);
-  const { check, planned } = plan(resolution, observed, ctx.allowedPodFields);
-  const parent = parentRef(observed, ctx);
-  const returned =
-    planned === undefined
-      ? keepApplied(problemsOf(resolution, check), check, observed, parent)
-      : withKept(planned, observed, parent);
+  const fieldManager = ctx.fieldManager ?? DEFAULT_FIELD_MANAGER;
+  const parent = { name: observed.name, namespace: observed.namespace, fieldManager };
+  const returned = returnChildren(resolution, observed, parent, ctx.allowedPodFields);
   if (returned.kind === "conflict") return returned;
   const status = computeStatus({ now, observed, resolution, returned });
   return {
     kind: "ok",
     response: { status, children: returned.children.map(canonicalObject) },
   };
-}
-
-interface Planned {
-  children: KubeObject[];
-  deployment: Deployment;
-  warnings: Warning[];
-}
-
-/** The third rung's first step: whether the children can be built, and them when every check passed. */
-interface Plan {
-  /** Undefined when there is nothing to plan (the spec is invalid). */
-  check: Check | undefined;
-  planned: Planned | undefined;
-}
-
-/**
- * The desired children, when every check passed. A plan that cannot be built
- * (duplicate volumes, a child too large) is a failed check of its own, which
- * the status reports under ValidationSucceeded.
- */
-function plan(
-  resolution: Resolution,
-  observed: Observed,
-  allowedPodFields: ReadonlySet<string> | undefined,
-): Plan {
-  const desired = resolution.desired;
-  if (desired === undefined) return { check: undefined, planned: undefined };
-  const result = planChildren({
-    desired,
-    observedChildren: observed.children,
-    childGroups: observed.childGroups,
-    allowedPodFields,
-  });
-  if (!result.ok) return { check: { ok: false, problems: result.problems }, planned: undefined };
-  const check: Check = { ok: true };
-  if (problemsOf(resolution, check).length > 0) return { check, planned: undefined };
-  const { children, desiredDeployment: deployment, warnings } = result;
-  return { check, planned: { children, deployment, warnings } };
-}
-
-function parentRef(observed: Observed, ctx: SyncContext): ParentRef & { fieldManager: string } {
-  const fieldManager = ctx.fieldManager ?? DEFAULT_FIELD_MANAGER;
-  return { name: observed.name, namespace: observed.namespace, fieldManager };
-}
-
-type ReturnedChildren =
-  (Returned & { kind: "ok"; children: KubeObject[] }) | { kind: "conflict"; message: string };
-
-/**
- * The desired children, plus what must outlive them: the ConfigMaps the running
- * pods may still mount until the rollout is done, and every claim (removing
- * workload.storage keeps the claim with its data). An observed object that is
- * none of this parent's children makes it a 409, as in keepApplied: never a
- * shorter list.
- */
-function withKept(
-  planned: Planned,
-  observed: Observed,
-  parent: ParentRef & { fieldManager: string },
-): ReturnedChildren {
-  const rolledOut = isRolledOut(observed.deployment, planned.deployment, parent);
-  const desired = new Set(planned.children.map((c) => `${c.kind}/${c.metadata.name}`));
-  const ours = (kind: string) =>
-    observed.children.filter(
-      (c) =>
-        c.kind === kind &&
-        !desired.has(`${kind}/${c.metadata.name}`) &&
-        isOwnedName(kind, c.metadata.name, observed.name),
-    );
-  // An object Metacontroller adopted that is none of ours: left out, it would be deleted.
-  for (const child of observed.children) {
-    const untrusted = checkIdentity(child, parent);
-    if (untrusted !== undefined) {
-      const adopted = { ok: false as const, child, untrusted };
-      return conflict(adopted, observed.namespace, parent.fieldManager, msg.adoptedChild());
-    }
-  }
-  const children = [...planned.children];
-  for (const [toKeep, situation] of [
-    [rolledOut ? [] : ours("ConfigMap"), msg.keepBecauseRollout()],
-    [ours("PersistentVolumeClaim"), msg.keepBecauseStorageRemoved()],
-  ] as const) {
-    const kept = keepAll(toKeep, parent);
-    if (!kept.ok) return conflict(kept, observed.namespace, parent.fieldManager, situation);
-    children.push(...kept.children);
-  }
-  const workloadWarnings = planned.warnings;
-  return { kind: "ok", children, plan: { ok: true }, updated: true, rolledOut, workloadWarnings };
-}
-
-/** Every child as last applied, while the spec cannot be used (docs/adr/0002). */
-function keepApplied(
-  problems: readonly Problem[],
-  plan: Check | undefined,
-  observed: Observed,
-  parent: ParentRef & { fieldManager: string },
-): ReturnedChildren {
-  const kept = keepAll(observed.children, parent);
-  if (kept.ok)
-    return {
-      kind: "ok",
-      children: kept.children,
-      plan,
-      updated: false,
-      rolledOut: false,
-      workloadWarnings: [],
-    };
-  const first = problems[0];
-  const situation = msg.keepBecauseInvalid(
-    first === undefined ? msg.seeStatus() : formatProblem(first),
-  );
-  return conflict(kept, observed.namespace, parent.fieldManager, situation);
-}
-
-/** Metacontroller applied our Deployment and the Deployment controller finished rolling it out. */
-function isRolledOut(
-  observed: ObservedDeployment | undefined,
-  desired: Deployment,
-  parent: ParentRef,
-): boolean {
-  if (observed === undefined) return false;
-  const applied = appliedOf(observed, parent);
-  if (!applied.ok || canonicalJson(applied.object) !== canonicalJson(desired)) return false;
-  const status = observed.status ?? {};
-  const replicas = observed.spec?.replicas ?? 1;
-  return (
-    (status.observedGeneration ?? 0) >= (observed.metadata.generation ?? 0) &&
-    (status.updatedReplicas ?? 0) >= replicas &&
-    (status.replicas ?? 0) <= (status.updatedReplicas ?? 0) &&
-    (status.availableReplicas ?? 0) >= replicas
-  );
-}
-
-function conflict(
-  kept: Extract<Kept, { ok: false }>,
-  namespace: string,
-  fieldManager: string,
-  situation: string,
-): ReturnedChildren {
-  const { child, untrusted } = kept;
-  const fix =
-    untrusted.kind === "foreign"
-      ? msg.fixForeignChild()
-      : untrusted.kind === "unrecorded"
-        ? msg.fixUnrecordedChild(fieldManager)
-        : msg.fixUnreadableChild();
-  const id = `${child.kind} ${child.metadata.namespace ?? namespace}/${child.metadata.name}`;
-  return { kind: "conflict", message: msg.cannotKeep(id, untrusted.why, situation, fix) };
 }

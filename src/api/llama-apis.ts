@@ -36,11 +36,3 @@ export function apiOfSpecKey(key: string): string {
 }
 
 export const SPEC_API_KEYS = LLAMA_APIS.map(specKeyOf);
-
-/** APIs OGX removed, and the release that removed each (0.7.3 is the last release with them). */
-export const REMOVED_APIS = {
-  safety: "1.0.0",
-  eval: "0.8.0",
-  scoring: "0.8.0",
-  datasetio: "0.8.0",
-} as const satisfies Readonly<Record<string, string>>;

@@ -6,8 +6,9 @@
 // OTEL_EXPORTER_OTLP_ENDPOINT is set (llama_stack/telemetry/__init__.py up to
 // 0.7.3). src/children/monitoring.ts turns this into env, ports and children.
 import { z } from "zod";
-import { rule, withRules } from "./rules.js";
-import { AllowedFrom, stringMap } from "./workload.js";
+import { withRules } from "./rules.js";
+import { AllowedFrom, allowedFromNamesAPeer } from "./networking.js";
+import { stringMap } from "./workload.js";
 
 /** OGX's own default metrics port (the OpenTelemetry Prometheus exporter's convention). */
 const DEFAULT_METRICS_PORT = 9464;
@@ -35,8 +36,6 @@ const ServiceMonitor = z
     "A ServiceMonitor <name>-service-monitor (monitoring.coreos.com/v1) for the Prometheus Operator. Created only where the CompositeController declares ServiceMonitor children (the component manifests/components/servicemonitor); elsewhere the status warns.",
   );
 
-type MetricsShape = { allowedFrom?: { namespaces?: unknown; labels?: unknown } | undefined };
-
 const Metrics = withRules(
   z
     .strictObject({
@@ -58,17 +57,10 @@ const Metrics = withRules(
       "Serve Prometheus metrics on a port of their own, plain HTTP at /metrics (OGX 1.2 and newer). Llama Stack 0.7.3 and older have no such endpoint; use otlp there.",
     ),
   [
-    rule<MetricsShape>({
-      id: "metrics-allowed-from-names-a-peer",
-      cel: "!has(self.allowedFrom) || has(self.allowedFrom.namespaces) || has(self.allowedFrom.labels)",
-      message:
-        'spec.monitoring.metrics.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove it to admit networking.allowedFrom\'s peers',
-      fieldPath: ".allowedFrom",
-      check: (m) =>
-        m.allowedFrom === undefined ||
-        m.allowedFrom.namespaces !== undefined ||
-        m.allowedFrom.labels !== undefined,
-    }),
+    allowedFromNamesAPeer(
+      "metrics-allowed-from-names-a-peer",
+      'spec.monitoring.metrics.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove it to admit networking.allowedFrom\'s peers',
+    ),
   ],
 );
 

@@ -1,8 +1,10 @@
-// spec.networking and spec.workload: how the server is reached and run.
+// spec.workload: how the server runs (replicas, resources, storage, disruption
+// budget, the pod fields passed through to the Deployment).
 import type {
   Affinity,
   EnvVar,
   LocalObjectReference,
+  PodSpec,
   ResourceRequirements,
   Toleration,
   TopologySpreadConstraint,
@@ -12,21 +14,13 @@ import type {
 import { z } from "zod";
 import { k8sType } from "./k8s.js";
 import { rule, withRules } from "./rules.js";
-import { DNS1123_SUBDOMAIN } from "./names.js";
+import { DNS1123_SUBDOMAIN, LABEL_KEY } from "./names.js";
 
-export const DEFAULT_PORT = 8321;
 export const DEFAULT_DATA_DIR = "/.llama";
 
-const LABEL_KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const QUANTITY =
   /^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$/;
 
-const secretName = z
-  .string()
-  .min(1)
-  .max(253)
-  .regex(DNS1123_SUBDOMAIN, "must be a valid Secret name");
 const intOrPercent = z
   .union([
     z.number().int().min(0),
@@ -34,188 +28,6 @@ const intOrPercent = z
   ])
   .meta({ "x-kubernetes-int-or-string": true });
 
-// ---------------------------------------------------------------- networking
-type Tls = {
-  enabled: boolean;
-  secretName?: string | undefined;
-  requireClientCertificate?: boolean | undefined;
-};
-
-const Tls = withRules(
-  z
-    .strictObject({
-      enabled: z
-        .boolean()
-        .default(false)
-        .describe("Serve HTTPS with the certificate of secretName."),
-      secretName: secretName
-        .optional()
-        .describe(
-          "A kubernetes.io/tls Secret (keys tls.crt and tls.key; ca.crt with requireClientCertificate).",
-        ),
-      requireClientCertificate: z
-        .boolean()
-        .optional()
-        .describe(
-          "Require client certificates signed by the Secret's ca.crt (mutual TLS). Probes then check the TCP port only.",
-        ),
-    })
-    .describe("TLS for the server itself."),
-  [
-    rule<Tls>({
-      id: "tls-secret-name-required",
-      cel: "!self.enabled || has(self.secretName)",
-      message:
-        "spec.networking.tls.secretName: required when tls.enabled is true; name a kubernetes.io/tls Secret",
-      fieldPath: ".secretName",
-      check: (t) => !t.enabled || t.secretName !== undefined,
-    }),
-    rule<Tls>({
-      id: "tls-fields-need-enabled",
-      cel: "self.enabled || (!has(self.secretName) && !has(self.requireClientCertificate))",
-      message:
-        "spec.networking.tls: secretName and requireClientCertificate only apply with enabled: true; set enabled or remove them",
-      check: (t) =>
-        t.enabled || (t.secretName === undefined && t.requireClientCertificate === undefined),
-    }),
-  ],
-);
-
-type Expose = {
-  enabled: boolean;
-  hostname?: string | undefined;
-  ingressClassName?: string | undefined;
-  tlsSecretName?: string | undefined;
-};
-
-const Expose = withRules(
-  z
-    .strictObject({
-      enabled: z
-        .boolean()
-        .default(true)
-        .describe("Create the Ingress (default true when expose is set)."),
-      hostname: z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(
-          /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
-          "must be a DNS hostname",
-        )
-        .optional()
-        .describe("Host the Ingress answers for; without it, every host."),
-      ingressClassName: z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(DNS1123_SUBDOMAIN, "must be an IngressClass name")
-        .optional()
-        .describe("IngressClass to use."),
-      tlsSecretName: secretName
-        .optional()
-        .describe("A TLS Secret the Ingress terminates TLS with (needs hostname)."),
-    })
-    .describe("Expose the server outside the cluster through an Ingress."),
-  [
-    rule<Expose>({
-      id: "expose-tls-needs-hostname",
-      cel: "!has(self.tlsSecretName) || has(self.hostname)",
-      message:
-        "spec.networking.expose.tlsSecretName: needs expose.hostname, the host the certificate is for; add hostname",
-      fieldPath: ".tlsSecretName",
-      check: (e) => e.tlsSecretName === undefined || e.hostname !== undefined,
-    }),
-  ],
-);
-
-export const AllowedFrom = z
-  .strictObject({
-    namespaces: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .max(63)
-          .regex(/^(\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?)$/, 'must be a namespace name or "*"'),
-      )
-      .min(1)
-      .max(64)
-      .optional()
-      .describe('Namespaces whose pods may connect; "*" means every namespace.'),
-    labels: z
-      .array(z.string().min(1).max(317).regex(LABEL_KEY, "must be a label key"))
-      .min(1)
-      .max(64)
-      .optional()
-      .describe(
-        "Namespace label keys: pods in any namespace that carries one of these label keys may connect (as in the upstream operator).",
-      ),
-  })
-  .describe(
-    "Restrict who may connect with a NetworkPolicy. Without allowedFrom no NetworkPolicy is created and the server is reachable as any Service is.",
-  );
-
-type NetworkingShape = { allowedFrom?: { namespaces?: unknown; labels?: unknown } | undefined };
-
-export const Networking = withRules(
-  z
-    .strictObject({
-      port: z
-        .number()
-        .int()
-        .min(
-          1024,
-          "must be between 1024 and 65535 (Llama Stack refuses lower ports, and the server runs as non-root)",
-        )
-        .max(65535, "must be between 1024 and 65535")
-        .default(DEFAULT_PORT)
-        .describe("Port the server listens on and the Service exposes (1024-65535)."),
-      tls: Tls.optional(),
-      expose: Expose.optional(),
-      allowedFrom: AllowedFrom.optional(),
-    })
-    .describe("How the server is reached."),
-  [
-    rule<NetworkingShape>({
-      id: "allowed-from-names-a-peer",
-      cel: "!has(self.allowedFrom) || has(self.allowedFrom.namespaces) || has(self.allowedFrom.labels)",
-      message:
-        'spec.networking.allowedFrom: names no namespace and no label key, and an empty peer list would admit every source; list namespaces ("*" for all) or labels, or remove allowedFrom',
-      fieldPath: ".allowedFrom",
-      check: (n) =>
-        n.allowedFrom === undefined ||
-        n.allowedFrom.namespaces !== undefined ||
-        n.allowedFrom.labels !== undefined,
-    }),
-  ],
-);
-export type Networking = z.infer<typeof Networking>;
-
-/** The server's own TLS (networking.tls), when it is on. */
-export interface ServerTls {
-  secretName: string;
-  requireClientCertificate: boolean;
-}
-
-/** The one answer to "does the server serve TLS?". */
-export function serverTlsOf(networking: Networking | undefined): ServerTls | undefined {
-  const tls = networking?.tls;
-  if (tls?.enabled !== true || tls.secretName === undefined) return undefined;
-  const requireClientCertificate = tls.requireClientCertificate === true;
-  return { secretName: tls.secretName, requireClientCertificate };
-}
-
-/** networking.expose, when it is on. */
-export type Ingress = NonNullable<Networking["expose"]>;
-
-/** The one answer to "is there an Ingress?". */
-export function ingressOf(networking: Networking | undefined): Ingress | undefined {
-  const expose = networking?.expose;
-  return expose?.enabled === true ? expose : undefined;
-}
-
-// ---------------------------------------------------------------- workload
 type Autoscaling = { minReplicas: number; maxReplicas: number };
 
 const Autoscaling = withRules(
@@ -329,6 +141,47 @@ export const stringMap = (what: string) =>
     )
     .meta({ maxProperties: 64 });
 
+/** Schemas of pod spec fields, each under its PodSpec name and of its PodSpec type. */
+type PodFieldSchemas = { readonly [K in keyof PodSpec]?: z.ZodType<PodSpec[K]> };
+
+/**
+ * The pod fields spec.workload.overrides passes to the Deployment's pod spec as
+ * they are, under their PodSpec names (spec.workload's own are
+ * WORKLOAD_POD_FIELDS). A field added to either group is in the schema,
+ * picked by podFieldsOf and spread into the pod spec (children/deployment.ts
+ * buildPodSpec): nothing copies it by hand (docs/architecture.md, "Adding a
+ * spec field").
+ */
+const OVERRIDES_POD_FIELDS = {
+  imagePullSecrets: z
+    .array(k8sType<LocalObjectReference>("LocalObjectReference"))
+    .min(1)
+    .max(16)
+    .optional()
+    .describe("Secrets for pulling the image."),
+  nodeSelector: stringMap("label").optional().describe("Node labels the pods require."),
+  tolerations: z
+    .array(k8sType<Toleration>("Toleration"))
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Tolerations of the pods."),
+  affinity: k8sType<Affinity>("Affinity").optional().describe("Affinity of the pods."),
+} satisfies PodFieldSchemas;
+
+/** The pod fields spec.workload itself passes through (see OVERRIDES_POD_FIELDS). */
+const WORKLOAD_POD_FIELDS = {
+  terminationGracePeriodSeconds: z
+    .number()
+    .int()
+    .min(1, "must be between 1 and 3600 (0 would kill the requests in flight at once)")
+    .max(3600, "must be between 1 and 3600")
+    .optional()
+    .describe(
+      "Seconds a stopping pod has to finish the requests in flight (such as long streamed responses) before it is killed: the pod's terminationGracePeriodSeconds (1-3600; default: Kubernetes' 30).",
+    ),
+} satisfies PodFieldSchemas;
+
 export const Overrides = z
   .strictObject({
     serviceAccountName: z
@@ -370,20 +223,7 @@ export const Overrides = z
       .max(64)
       .optional()
       .describe("Extra mounts in the server container."),
-    imagePullSecrets: z
-      .array(k8sType<LocalObjectReference>("LocalObjectReference"))
-      .min(1)
-      .max(16)
-      .optional()
-      .describe("Secrets for pulling the image."),
-    nodeSelector: stringMap("label").optional().describe("Node labels the pods require."),
-    tolerations: z
-      .array(k8sType<Toleration>("Toleration"))
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Tolerations of the pods."),
-    affinity: k8sType<Affinity>("Affinity").optional().describe("Affinity of the pods."),
+    ...OVERRIDES_POD_FIELDS,
     podLabels: stringMap("label")
       .optional()
       .describe("Extra pod labels (app.kubernetes.io/* are reserved)."),
@@ -433,15 +273,7 @@ export const Workload = withRules(
         .describe(
           "How pods spread over nodes and zones; a constraint without labelSelector selects this server's pods.",
         ),
-      terminationGracePeriodSeconds: z
-        .number()
-        .int()
-        .min(1, "must be between 1 and 3600 (0 would kill the requests in flight at once)")
-        .max(3600, "must be between 1 and 3600")
-        .optional()
-        .describe(
-          "Seconds a stopping pod has to finish the requests in flight (such as long streamed responses) before it is killed: the pod's terminationGracePeriodSeconds (1-3600; default: Kubernetes' 30).",
-        ),
+      ...WORKLOAD_POD_FIELDS,
       overrides: Overrides.optional(),
     })
     .describe("How the server runs."),
@@ -460,3 +292,30 @@ export const Workload = withRules(
   ],
 );
 export type Workload = z.infer<typeof Workload>;
+
+/** The pod fields a workload passes through: OVERRIDES_POD_FIELDS and WORKLOAD_POD_FIELDS. */
+export type PodFields = {
+  [K in keyof typeof OVERRIDES_POD_FIELDS | keyof typeof WORKLOAD_POD_FIELDS]?:
+    PodSpec[K] | undefined;
+};
+
+const OVERRIDES_POD_KEYS = z.strictObject(OVERRIDES_POD_FIELDS).keyof().options;
+const WORKLOAD_POD_KEYS = z.strictObject(WORKLOAD_POD_FIELDS).keyof().options;
+
+/** `keys` of `from`, each as it is. */
+function pick<T extends object, K extends keyof T>(
+  from: T | undefined,
+  keys: readonly K[],
+): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  if (from !== undefined) for (const key of keys) out[key] = from[key];
+  return out;
+}
+
+/** The pod fields a workload sets, for the pod spec as they are. */
+export function podFieldsOf(workload: Workload | undefined): PodFields {
+  return {
+    ...pick(workload, WORKLOAD_POD_KEYS),
+    ...pick(workload?.overrides, OVERRIDES_POD_KEYS),
+  };
+}

@@ -2,20 +2,18 @@
 // `restricted`, rolled by the hashes of its config and referenced objects.
 import type { Deployment, DeploymentSpec, DeploymentStrategy } from "kubernetes-types/apps/v1.js";
 import type {
-  Affinity,
   Container,
   EnvVar,
-  LocalObjectReference,
   PodSecurityContext,
   PodSpec,
   Probe,
   ResourceRequirements,
   SecurityContext,
-  Toleration,
   TopologySpreadConstraint,
   Volume,
   VolumeMount,
 } from "kubernetes-types/core/v1.js";
+import type { PodFields } from "../api/workload.js";
 import { OTEL_WRAPPER, serverCommand } from "../container.js";
 import type { SecretBinding } from "../config/secrets.js";
 import { compareStrings, defined } from "../lib/json.js";
@@ -66,7 +64,7 @@ export interface DeploymentInput extends LayoutInput {
   /** Recreate instead of RollingUpdate (a ReadWriteOnce volume). */
   recreate: boolean;
   tls: { secretName: string; requireClientCertificate: boolean } | undefined;
-  // From LayoutInput: ogx (also the start command), port, configMapName
+  // From LayoutInput: releaseFacts (also the start command), port, configMapName
   // (generated or spec.overrideConfig), dataDir, pvcName, authCa (the file the
   // config's tls_cafile names), caBundle (spec.trust's, mounted at TRUST_FILE
   // and named by TRUST.env) and monitoringEnv.
@@ -83,15 +81,12 @@ export interface DeploymentInput extends LayoutInput {
   args?: string[] | undefined;
   volumes?: Volume[] | undefined;
   volumeMounts?: VolumeMount[] | undefined;
-  imagePullSecrets?: LocalObjectReference[] | undefined;
-  nodeSelector?: Record<string, string> | undefined;
-  tolerations?: Toleration[] | undefined;
-  affinity?: Affinity | undefined;
+  /** The pod fields the workload passes through (api/workload.ts podFieldsOf), spread into the pod spec. */
+  pod?: PodFields | undefined;
   podLabels?: Record<string, string> | undefined;
   podAnnotations?: Record<string, string> | undefined;
   /** spec.monitoring.metrics: the container port `metrics`. */
   metricsPort?: number | undefined;
-  terminationGracePeriodSeconds?: number | undefined;
 }
 
 /** Whether the container's environment sets an OTEL_* variable (the image's entrypoint checks the same). */
@@ -104,7 +99,7 @@ function setsOtel(input: DeploymentInput): boolean {
 
 /** The container's command: the user's, else the server's own for a pinned OGX image (container.ts). */
 function commandOf(input: DeploymentInput): string[] | undefined {
-  return input.command ?? serverCommand(input.ogx, input.pinnedImage, setsOtel(input));
+  return input.command ?? serverCommand(input.releaseFacts, input.pinnedImage, setsOtel(input));
 }
 
 /** What the start command needs in the environment: the wrapper's disabled instrumentations. */
@@ -194,26 +189,25 @@ function podAnnotations(input: DeploymentInput): Record<string, string> {
   };
 }
 
+/** The pod spec fields the hook writes itself: never one of the workload's pass-through fields. */
+type OwnPodFields = { [K in Exclude<keyof PodSpec, keyof PodFields>]?: PodSpec[K] | undefined };
+
 function buildPodSpec(input: DeploymentInput): PodSpec {
   const layout = podLayout(input);
-  return defined<PodSpec>({
+  const own: OwnPodFields = {
     serviceAccountName: input.serviceAccountName,
     automountServiceAccountToken: input.generatedServiceAccount ? false : undefined,
     containers: [buildContainer(input, layout)],
     volumes: [...layout.volumes.map((v) => v.volume), ...(input.volumes ?? [])],
     securityContext: podSecurityContext,
-    terminationGracePeriodSeconds: input.terminationGracePeriodSeconds,
-    imagePullSecrets: input.imagePullSecrets,
-    nodeSelector: input.nodeSelector,
-    tolerations: input.tolerations,
-    affinity: input.affinity,
     // A constraint without labelSelector selects this server's pods.
     topologySpreadConstraints: input.topologySpreadConstraints?.map((c) =>
       c.labelSelector === undefined
         ? { ...c, labelSelector: { matchLabels: selectorFor(input.llsd) } }
         : c,
     ),
-  });
+  };
+  return defined<PodSpec>({ ...input.pod, ...own });
 }
 
 export function buildDeployment(input: DeploymentInput): Child<Deployment> {

@@ -37,7 +37,7 @@ const SERVICE_MONITOR_GROUP = groupKey(SERVICE_MONITOR_TYPE);
  */
 export function monitoringEnv(
   monitoring: Monitoring | undefined,
-  ogx: ReleaseFacts["ogx"],
+  ogx: ReleaseFacts["ogx"] | undefined,
   owner: Owner,
 ): Record<string, string> {
   const env: Record<string, string> = {};
@@ -62,7 +62,7 @@ export interface MonitoringInput {
   monitoring: Monitoring | undefined;
   /** The release, when known, for messages. */
   release: string | undefined;
-  releaseFacts: ReleaseFacts;
+  releaseFacts: ReleaseFacts | undefined;
   overrides: Overrides | undefined;
   /** The keys of the request's children map; undefined: none of the optional types. */
   childGroups: ReadonlySet<string> | undefined;
@@ -108,11 +108,11 @@ export function planMonitoring(input: MonitoringInput, owner: Owner): Monitoring
   const part: MonitoringPart = { children: [], problems: [], warnings: [] };
   const { monitoring, release } = input;
   if (monitoring === undefined) return part;
-  const env = monitoringEnv(monitoring, input.releaseFacts.ogx, owner);
+  const env = monitoringEnv(monitoring, input.releaseFacts?.ogx, owner);
   part.problems.push(...checkEnv(env, input.overrides));
   const metrics = monitoring.metrics;
   if (metrics === undefined) return part;
-  if (release !== undefined && input.releaseFacts.metricsEndpoint === false)
+  if (release !== undefined && input.releaseFacts?.metricsEndpoint === false)
     part.problems.push(
       problem(
         Reason.MetricsEndpointUnavailable,

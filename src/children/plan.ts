@@ -4,7 +4,8 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { NetworkPolicyPeer } from "kubernetes-types/networking/v1.js";
 import type { KubeObject } from "../api/hook.js";
-import type { Networking } from "../api/workload.js";
+import type { Networking } from "../api/networking.js";
+import { podFieldsOf } from "../api/workload.js";
 import { authCaOf } from "../config/auth.js";
 import type { GeneratedConfig } from "../config/generate.js";
 import type { Desired } from "../desired.js";
@@ -57,8 +58,11 @@ function generatedOf(desired: Desired): GeneratedConfig | undefined {
   return desired.config?.source === "generated" ? desired.config.generated : undefined;
 }
 
-/** The spec's workload, mapped onto the Deployment's input. */
-function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
+/**
+ * The spec's workload, mapped onto the Deployment's input: every field of it
+ * named (Required), so one left out does not compile.
+ */
+function deploymentInputOf(desired: Desired, owner: Owner): Required<DeploymentInput> {
   const { spec, llsd } = desired;
   const generated = generatedOf(desired);
   const workload = spec.workload;
@@ -68,7 +72,7 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     ...owner,
     image: desired.distribution.image,
     release: desired.distribution.release,
-    ogx: desired.releaseFacts.ogx,
+    releaseFacts: desired.releaseFacts,
     pinnedImage: desired.distribution.name !== undefined,
     port: desired.port,
     configMapName:
@@ -94,15 +98,11 @@ function deploymentInputOf(desired: Desired, owner: Owner): DeploymentInput {
     args: overrides?.args,
     volumes: overrides?.volumes,
     volumeMounts: overrides?.volumeMounts,
-    imagePullSecrets: overrides?.imagePullSecrets,
-    nodeSelector: overrides?.nodeSelector,
-    tolerations: overrides?.tolerations,
-    affinity: overrides?.affinity,
+    pod: podFieldsOf(workload),
     podLabels: overrides?.podLabels,
     podAnnotations: overrides?.podAnnotations,
     metricsPort: spec.monitoring?.metrics?.port,
-    monitoringEnv: monitoringEnv(spec.monitoring, desired.releaseFacts.ogx, owner),
-    terminationGracePeriodSeconds: workload?.terminationGracePeriodSeconds,
+    monitoringEnv: monitoringEnv(spec.monitoring, desired.releaseFacts?.ogx, owner),
     caBundle: spec.trust?.caBundle,
   };
 }

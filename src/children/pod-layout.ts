@@ -21,6 +21,7 @@ import {
   TRUST,
   TRUST_FILE,
 } from "../container.js";
+import type { ReleaseFacts } from "../release.js";
 
 /** What a volume, mount or env name is for. */
 type Feature =
@@ -36,8 +37,8 @@ export interface LayoutInput {
   dataDir: string;
   /** The PVC to mount as the data volume (else an emptyDir). */
   pvcName: string | undefined;
-  /** The release is OGX (release.ts); undefined for a custom image. */
-  ogx: boolean | undefined;
+  /** What the release means (release.ts): OGX, its env names; undefined for a custom image. */
+  releaseFacts: ReleaseFacts | undefined;
   /** The server's port (its env name is the release's). */
   port: number;
   /** The server's own TLS, when on. */
@@ -140,7 +141,7 @@ function ownVolumes(input: LayoutInput): OwnVolume[] {
       reservedPath: input.dataDir,
     },
   ];
-  if (input.ogx === true) {
+  if (input.releaseFacts?.ogx === true) {
     volumes.push({
       feature: "ogx-tmp",
       volume: {
@@ -169,7 +170,7 @@ function ownEnv(input: LayoutInput): OwnEnv[] {
     Object.entries(vars).map(([name, value]) => ({ feature: feature(name), name, value }));
   return [
     ...tagged(dataEnv(input.dataDir), () => "data"),
-    ...tagged(serverEnv(input.ogx, input.port), (name) => RESERVED_ENV[name] ?? "server"),
+    ...tagged(serverEnv(input.releaseFacts, input.port), (name) => RESERVED_ENV[name] ?? "server"),
     ...tagged(input.monitoringEnv ?? {}, () => "monitoring"),
     ...(input.caBundle === undefined
       ? []

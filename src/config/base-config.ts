@@ -9,8 +9,9 @@
 import { msg } from "../messages.js";
 import { problem, type Problem, type Result } from "../problems.js";
 import { Reason } from "../reasons.js";
+import type { ParseMigration } from "../release.js";
 import type { ReleaseData } from "./catalog.js";
-import { dialectOf } from "./dialect.js";
+import { dialectOf, type Dialect } from "./dialect.js";
 import { formatPath, isObject, own, type JsonObject } from "../lib/json.js";
 import { readYamlOnce } from "./bounded-yaml.js";
 import { validateAgainstSchema } from "../lib/jsonschema.js";
@@ -55,40 +56,45 @@ function legacyKvRef(ref: unknown): ref is JsonObject {
   );
 }
 
+/** The prompts store given as a KV reference becomes a SQL one: namespace is table_name, kv_X is sql_X. */
+function promptsKvToSql(stores: JsonObject): JsonObject {
+  const prompts = own(stores, "prompts");
+  if (!legacyKvRef(prompts)) return stores;
+  const { namespace, ...rest } = prompts;
+  const backend = typeof rest["backend"] === "string" ? rest["backend"] : "";
+  const table = { ...rest, table_name: namespace ?? null };
+  const sql = backend.startsWith("kv_") ? { backend: `sql_${backend.slice(3)}` } : {};
+  return { ...stores, prompts: { ...table, ...sql } };
+}
+
+/** The connectors store given as a KV reference becomes a SQL one: only backend and table_name kept. */
+function connectorsKvToSql(stores: JsonObject): JsonObject {
+  const connectors = own(stores, "connectors");
+  if (!legacyKvRef(connectors)) return stores;
+  const backend = typeof connectors["backend"] === "string" ? connectors["backend"] : "sql_default";
+  const table_name = connectors["namespace"] ?? null;
+  return { ...stores, connectors: { backend: backend.split("kv_").join("sql_"), table_name } };
+}
+
+const MIGRATIONS: Readonly<Record<ParseMigration, (stores: JsonObject) => JsonObject>> = {
+  "prompts-kv-to-sql": promptsKvToSql,
+  "connectors-kv-to-sql": connectorsKvToSql,
+};
+
 /**
- * The document as OGX reads it before validating: its parse step moves a
- * prompts store given as a KV reference to a SQL one (configure.py
- * _migrate_prompts_kv_to_sql, OGX 1.0+: namespace becomes table_name, kv_X
- * becomes sql_X), and ServerStoresConfig's before-validator does the same for
- * connectors (OGX 1.4.1+: only backend and table_name kept). Llama Stack 0.7.3
- * and before take KV references there. For the check only: the base's text
- * is what the server gets, and it migrates it itself.
+ * The document as the release reads it before validating: OGX's parse step
+ * moves a prompts store given as a KV reference to a SQL one, and
+ * ServerStoresConfig's before-validator does the same for connectors (the
+ * release's parseMigrations, release.ts). Llama Stack 0.7.3 and before take
+ * KV references there. For the check only: the base's text is what the
+ * server gets, and it migrates it itself.
  */
-function asOgxParses(doc: JsonObject, ogx: boolean): JsonObject {
+function asParsed(doc: JsonObject, migrations: Dialect["parseMigrations"]): JsonObject {
   const storage = own(doc, "storage");
   const stores = isObject(storage) ? own(storage, "stores") : undefined;
-  if (!ogx || !isObject(stores)) return doc;
-  const migrated: JsonObject = { ...stores };
-  const prompts = own(stores, "prompts");
-  if (legacyKvRef(prompts)) {
-    const { namespace, ...rest } = prompts;
-    const backend = typeof rest["backend"] === "string" ? rest["backend"] : "";
-    migrated["prompts"] = {
-      ...rest,
-      table_name: namespace ?? null,
-      ...(backend.startsWith("kv_") ? { backend: `sql_${backend.slice(3)}` } : {}),
-    };
-  }
-  const connectors = own(stores, "connectors");
-  if (legacyKvRef(connectors)) {
-    const backend =
-      typeof connectors["backend"] === "string" ? connectors["backend"] : "sql_default";
-    migrated["connectors"] = {
-      backend: backend.split("kv_").join("sql_"),
-      table_name: connectors["namespace"] ?? null,
-    };
-  }
-  return { ...doc, storage: { ...(storage as JsonObject), stores: migrated } };
+  if (!isObject(storage) || !isObject(stores) || migrations.length === 0) return doc;
+  const migrated = migrations.reduce((s, m) => MIGRATIONS[m](s), stores);
+  return { ...doc, storage: { ...storage, stores: migrated } };
 }
 
 /** Errors of the release's config schema; undeclared keys are left to the server, which ignores them. */
@@ -145,7 +151,8 @@ function providerProblems(config: StackConfig, base: CustomBase, release: Releas
 export function customBaseOf(base: CustomBase, release: ReleaseData): Result<StackConfig> {
   const parsed = parseBase(base);
   if ("problem" in parsed) return failed([parsed.problem]);
-  const schema = schemaProblems(asOgxParses(parsed.doc, dialectOf(release).ogx), base, release);
+  const migrations = dialectOf(release).parseMigrations;
+  const schema = schemaProblems(asParsed(parsed.doc, migrations), base, release);
   if (schema.length > 0) return failed(schema);
   let config: StackConfig;
   try {

@@ -5,7 +5,10 @@
 // anything is applied) are derived from the same list, so the two can never
 // disagree on a name or a path.
 import { apiOfSpecKey } from "../api/llama-apis.js";
-import type { KvStorage, ProviderEntry, SecretRef, Spec, SqlStorage } from "../api/schema.js";
+import type { SecretRef } from "../api/fields.js";
+import type { ProviderEntry } from "../api/providers.js";
+import type { Spec } from "../api/schema.js";
+import type { KvStorage, SqlStorage } from "../api/storage.js";
 import { own } from "../lib/json.js";
 import { providerEnvName, storageEnvName, type SecretBinding } from "./secrets.js";
 

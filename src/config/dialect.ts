@@ -1,4 +1,5 @@
-// What one release's config.yaml can say, read once from its catalog entry.
+// What one release's config.yaml can say, read once from its catalog entry and
+// the release table (release.ts).
 // The releases differ (docs/guide/distribution-and-releases.md): OGX removed APIs, made the server
 // refuse plain HTTP unless `server.insecure`, stopped registering tool groups,
 // and its backends and provider fields are its own. Every such difference that
@@ -6,13 +7,10 @@
 import type { JsonSchema } from "../lib/jsonschema.js";
 import type { ProviderTypeInfo, ReleaseData } from "./catalog.js";
 import { isObject, own } from "../lib/json.js";
-import { isOgx } from "../container.js";
+import { releaseFacts, type ReleaseFacts } from "../release.js";
 
-export interface Dialect {
-  /** The release, e.g. "1.5.0". */
-  readonly release: string;
-  /** OGX, the renamed project (0.8 on), rather than llama-stack. */
-  readonly ogx: boolean;
+/** What the release table (release.ts) says of the release, and what its schemas say. */
+export interface Dialect extends ReleaseFacts {
   /** The server refuses to start without TLS unless server.insecure is true (OGX 1.2+). */
   readonly strictTls: boolean;
   /** The server.auth provider types the release has (kubernetes, oauth2_token, ...), sorted. */
@@ -58,8 +56,7 @@ function readDialect(release: ReleaseData): Dialect {
     if (!routers.has(table)) routers.set(table, router);
   const providerTypes = (api: string) => own(release.providers, api) ?? {};
   const dialect: Dialect = {
-    release: release.release,
-    ogx: isOgx(release.release),
+    ...releaseFacts(release.release),
     strictTls: declares(release.serverConfigSchema, "insecure"),
     authProviderTypes: Object.freeze(
       authProviderTypes({ ...defs, ...schemaDefs(release.serverConfigSchema ?? {}) }),

@@ -2,7 +2,7 @@
 // release runs the release recorded for the resource when there is one (what
 // the hook resolved before: no upgrade of the hook moves a running server to
 // another release), else the newest release that ships the distribution.
-import type { Distribution } from "../api/schema.js";
+import type { Distribution } from "../api/distribution.js";
 import { msg } from "../messages.js";
 import { problem, warning, type Result, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";

@@ -2,11 +2,12 @@
 // release's registry, map endpoint/apiKey/secretRefs/settings to config fields
 // using the provider's exported schema, and overlay the result on the base
 // config by provider id (docs/adr/0001-overlay-merge.md).
-import { apiOfSpecKey, REMOVED_APIS, specKeyOf } from "../api/llama-apis.js";
+import { apiOfSpecKey, specKeyOf } from "../api/llama-apis.js";
 import { defaultProviderId, type ProviderBindings, type SpecBindings } from "./bindings.js";
 import { msg } from "../messages.js";
 import { problem, warning, type Problem, type Warning } from "../problems.js";
 import { Reason } from "../reasons.js";
+import { apiChange, removedByOgx } from "../release.js";
 import type { ProviderTypeInfo } from "./catalog.js";
 import type { Dialect } from "./dialect.js";
 import { conditionalId, envRef, hasPlaceholder, LLAMA_STACK_VALUES } from "./envsubst.js";
@@ -34,15 +35,17 @@ export interface DeclaredProvider {
   secrets: SecretBinding[];
 }
 
-/** Why an API is missing from a release: renamed, removed, or added later. */
-const API_HINTS: Record<string, string> = {
-  agents: "renamed responses in 0.7",
-  post_training: "removed in 0.7",
-  interactions: "added in OGX 0.8.0",
-  messages: "added in OGX 0.8.0",
-  skills: "added in OGX 1.1.0",
-  container_runtime: "added in OGX 1.2.0",
-};
+/**
+ * Why an API is missing from a release (release.ts): "added in OGX 1.1.0",
+ * "renamed responses in 0.7", "removed in 0.7".
+ */
+function apiHint(api: string): string | undefined {
+  const change = apiChange(api);
+  if (change === undefined) return undefined;
+  const line = change.from.split(".").slice(0, 2).join(".");
+  if (change.change === "added") return `added in ${change.product} ${change.from}`;
+  return change.change === "renamed" ? `renamed ${change.to} in ${line}` : `removed in ${line}`;
+}
 
 /** `vllm` → remote::vllm if the registry has it, else inline::vllm; a qualified type as is. */
 export function resolveProviderType(
@@ -198,7 +201,7 @@ function mapEntry(
 
 function unknownApi(specKey: string, dialect: Dialect): Problem {
   const api = apiOfSpecKey(specKey);
-  const removedIn = own(REMOVED_APIS, api);
+  const removedIn = removedByOgx(api);
   const path = `spec.providers.${specKey}`;
   if (removedIn !== undefined && dialect.ogx)
     return problem(Reason.RemovedApi, path, msg.removedApi(api, dialect.release, removedIn));
@@ -206,7 +209,7 @@ function unknownApi(specKey: string, dialect: Dialect): Problem {
   return problem(
     Reason.UnknownApi,
     path,
-    msg.unknownApi(specKey, dialect.release, valid, own(API_HINTS, api)),
+    msg.unknownApi(specKey, dialect.release, valid, apiHint(api)),
   );
 }
 

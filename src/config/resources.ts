@@ -2,11 +2,11 @@
 // tool groups from the spec, added to the base config's registered_resources
 // in the release's shape. A resource the base already has is replaced, never
 // duplicated.
-import { REMOVED_APIS } from "../api/llama-apis.js";
-import type { Resources } from "../api/schema.js";
+import type { Resources } from "../api/resources.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";
+import { removedByOgx } from "../release.js";
 import { conditionalId } from "./envsubst.js";
 import type { JsonObject } from "../lib/json.js";
 import type { Api, RegisteredResources, Resource, ResourceKind, StackConfig } from "./model.js";
@@ -123,8 +123,9 @@ function addShields(
   ctx: ResourceContext,
 ): { config: StackConfig; problems: Problem[] } {
   const { dialect } = config;
-  if (!dialect.providableApis.includes("safety")) {
-    const detail = msg.removedApi("safety", dialect.release, REMOVED_APIS.safety);
+  const removedIn = removedByOgx("safety");
+  if (!dialect.providableApis.includes("safety") && removedIn !== undefined) {
+    const detail = msg.removedApi("safety", dialect.release, removedIn);
     return { config, problems: [problem(Reason.RemovedApi, "spec.resources.shields", detail)] };
   }
   const safetyId = firstDeclared(ctx, "safety");

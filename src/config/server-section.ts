@@ -2,7 +2,7 @@
 // auth.md): the port, the TLS files, the workers, auth and, where the
 // release needs it, `insecure`.
 import type { Spec } from "../api/schema.js";
-import type { ServerTls } from "../api/workload.js";
+import type { ServerTls } from "../api/networking.js";
 import type { KubeObject } from "../api/hook.js";
 import { msg } from "../messages.js";
 import { warning, type Warning } from "../problems.js";

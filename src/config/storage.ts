@@ -2,7 +2,7 @@
 // backends of that kind (kv_* / sql_*), keeping the backend names so every
 // store reference stays valid. Fields are checked against the release's own
 // backend schema: a field the release lacks is an error, never dropped.
-import type { Storage as StorageSpec } from "../api/schema.js";
+import type { Storage as StorageSpec } from "../api/storage.js";
 import type { SpecBindings, StorageField } from "./bindings.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";

@@ -8,10 +8,8 @@
 // the hook's status (UnsupportedRelease), and the running server is kept.
 import { isObject, type JsonObject } from "../lib/json.js";
 import { getAt, setAt } from "./json-path.js";
+import { FALLBACK_RELEASE } from "../release.js";
 import { read, readString, type Reader } from "./reader.js";
-
-/** The release a converted object names when it says nothing about what runs. */
-const FALLBACK_RELEASE = "0.7.3";
 
 /**
  * The images upstream published per distribution: the retired operator's

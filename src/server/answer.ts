@@ -35,10 +35,10 @@ export const READABLE_CHARSETS: ReadonlySet<string> = new Set([
   "utf-16be",
 ]);
 
-/** What a /sync answer's status says, for the outcome metrics. */
-interface StatusSummary {
+/** What a /sync answer's status says, for the outcome and per-parent metrics. */
+export interface StatusSummary {
   phase?: Phase;
-  conditions: { type: string; reason: string }[];
+  conditions: { type: string; status: string; reason: string }[];
 }
 
 /** The answer to one request: what the main thread sends, logs and counts. */

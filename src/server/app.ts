@@ -15,14 +15,14 @@ import { conversionFailure } from "../convert/failure.js";
 import { isoSeconds } from "../edge/clock.js";
 import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
 import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
-import { READABLE_CHARSETS, type Answer, type Route } from "./answer.js";
+import { READABLE_CHARSETS, type Answer, type Parent, type Route } from "./answer.js";
+import { viewOf } from "./condition-metrics.js";
 import {
   createMetrics,
   outcomeOf,
   outcomeOfStatusCode,
   type HookMetrics,
   type OutcomeLabels,
-  type Parent,
 } from "./metrics.js";
 import {
   DEFAULT_POOL_LIMITS,
@@ -216,9 +216,10 @@ interface PoolDeps {
   requestKeys: WeakMap<IncomingMessage, string>;
 }
 
-function answerFromCache(res: Response, cached: CachedResponse): void {
+function answerFromCache(deps: PoolDeps, res: Response, cached: CachedResponse): void {
   res.locals["log"] = { ...cached.log, cached: true };
   Object.assign(measured(res), { outcome: cached.outcome, parent: cached.parent, cached: true });
+  if (cached.view !== undefined) deps.metrics.recordParent(cached.parent, cached.view, deps.now());
   sendJson(res, 200, cached.body);
 }
 
@@ -242,13 +243,17 @@ function sendAnswer(
     if (answer.parent !== undefined) m.parent = answer.parent;
     if (answer.summary !== undefined) {
       const outcome = outcomeOf(answer.summary);
+      const view = viewOf(answer.summary);
       m.outcome = outcome;
+      if (answer.parent !== undefined && view !== undefined)
+        deps.metrics.recordParent(answer.parent, view, deps.now());
       if (answer.timeless === true && key !== undefined && deps.responses !== undefined)
         keepResponse(deps.responses, key, {
           body,
           log: answer.log,
           outcome,
           parent: answer.parent ?? { namespace: "", name: "" },
+          view,
         });
     }
   }
@@ -284,7 +289,7 @@ function poolHandler(route: Route, deps: PoolDeps): Handler {
     const key = deps.requestKeys.get(req);
     if (route === "sync" && key !== undefined && deps.responses !== undefined) {
       const cached = deps.responses.get(key);
-      if (cached !== undefined) return answerFromCache(res, cached);
+      if (cached !== undefined) return answerFromCache(deps, res, cached);
     }
     const body = req.body as Buffer | undefined;
     deps.pool

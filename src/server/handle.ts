@@ -198,7 +198,11 @@ function answerSync(value: unknown, at: string, ctx: HandleContext): Answer {
     log: { ...log, phase: status.phase, children: children.length },
     summary: {
       ...(status.phase === undefined ? {} : { phase: status.phase }),
-      conditions: (status.conditions ?? []).map((c) => ({ type: c.type, reason: c.reason })),
+      conditions: (status.conditions ?? []).map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+      })),
     },
     // An answer that does not contain the text of `now` is the answer at any time (ADR 0008).
     timeless: !dependsOnNow(text, at),

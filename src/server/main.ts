@@ -18,6 +18,10 @@
 //   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
 //   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
 //                          (one series per parent and outcome; off by default)
+//   METRICS_PARENTS_MAX    the most parents with series of their phase and conditions (2000;
+//                          0 turns them off); docs/adr/0023-condition-metrics.md
+//   MEMORY_LIMIT_MIB       the container's memory limit, for llsd_hook_memory_limit_bytes (the
+//                          Deployment sets it from limits.memory)
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -28,7 +32,8 @@ import { BODY_BUDGET_BYTES } from "./body-budget.js";
 import { gracefulShutdown } from "./shutdown.js";
 import { poolLimitsFromEnv } from "./pool.js";
 import { timeoutOptions } from "./timeouts.js";
-import { createMetrics, createMetricsApp } from "./metrics.js";
+import { createMetrics, createMetricsApp, type HookMetrics } from "./metrics.js";
+import { DEFAULT_PARENTS_MAX } from "./condition-metrics.js";
 import { parseAllowedPodFields } from "../api/pod-security.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 import { packageVersion } from "../edge/package-version.js";
@@ -60,6 +65,15 @@ function readToken(file: string | undefined): string | undefined {
   return token;
 }
 
+function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`${name}=${text} is not a whole number (0 or more)`);
+  return value;
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const text = env[name] ?? "";
   if (text === "" || text === "false") return false;
@@ -67,8 +81,19 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new Error(`${name}=${text} is neither true nor false`);
 }
 
+function metricsFromEnv(env: NodeJS.ProcessEnv, version: string): HookMetrics {
+  const memoryLimitBytes = mebibytes(env, "MEMORY_LIMIT_MIB", 0);
+  return createMetrics({
+    parentLabels: flag(env, "METRICS_PARENT_LABELS"),
+    parentsMax: count(env, "METRICS_PARENTS_MAX", DEFAULT_PARENTS_MAX),
+    ...(memoryLimitBytes > 0 ? { memoryLimitBytes } : {}),
+    processMetrics: true,
+    version,
+  });
+}
+
 /** GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits Prometheus there only. */
-function serveMetrics(metrics: ReturnType<typeof createMetrics>, port: number): http.Server {
+function serveMetrics(metrics: HookMetrics, port: number): http.Server {
   const server = http.createServer(timeoutOptions(), createMetricsApp(metrics));
   listen(server, port, "METRICS_PORT", "llsd-hook metrics listening", {});
   return server;
@@ -134,11 +159,7 @@ async function main(): Promise<void> {
     imageOverrides: imageOverridesFromEnv(env),
   });
   const token = readToken(env["HOOK_TOKEN_FILE"]);
-  const metrics = createMetrics({
-    parentLabels: flag(env, "METRICS_PARENT_LABELS"),
-    processMetrics: true,
-    version,
-  });
+  const metrics = metricsFromEnv(env, version);
   const metricsPort = Number(env["METRICS_PORT"] || "9464");
   const app = createApp({
     metrics,

@@ -2,7 +2,9 @@
 // a failure's detail stated once, warnings each a condition of their own.
 import { expect } from "chai";
 import type { Status } from "../../src/api/status.js";
-import { computeStatus, type Returned } from "../../src/compute-status.js";
+import { computeStatus } from "../../src/compute-status.js";
+import type { Returned } from "../../src/return-children.js";
+import { releaseFacts } from "../../src/release.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
 import { msg } from "../../src/messages.js";
 import { problem, warning } from "../../src/problems.js";
@@ -91,7 +93,7 @@ const desired: Desired = {
   namespace: "ns",
   spec: { distribution: { name: "starter" } },
   distribution: { name: "starter", release: "0.7.3", image: "img:1" },
-  releaseFacts: { ogx: false, metricsEndpoint: false },
+  releaseFacts: releaseFacts("0.7.3"),
   port: 8321,
   tls: undefined,
   ingress: undefined,

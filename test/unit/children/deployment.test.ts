@@ -1,13 +1,16 @@
 // Table tests for the Deployment: what each input changes in the pod.
 import { expect } from "chai";
 import { buildDeployment, type DeploymentInput } from "../../../src/children/deployment.js";
+import { releaseFacts } from "../../../src/release.js";
+
+const OGX = releaseFacts("1.5.0");
 
 const BASE: DeploymentInput = {
   llsd: "llama",
   namespace: "default",
   image: "img:1",
   release: "0.7.3",
-  ogx: false,
+  releaseFacts: releaseFacts("0.7.3"),
   pinnedImage: true,
   port: 8321,
   configMapName: "llama-config-0123456789",
@@ -103,13 +106,13 @@ describe("buildDeployment", () => {
       ],
       [
         "OGX: /tmp in memory",
-        { release: "1.5.0", ogx: true },
+        { release: "1.5.0", releaseFacts: OGX },
         ["config:configMap", "data:emptyDir", "ogx-tmp:emptyDir"],
         ["/etc/llama-stack", "/.llama", "/tmp"],
       ],
       [
         "a custom image is not OGX",
-        { release: undefined, ogx: undefined },
+        { release: undefined, releaseFacts: undefined },
         ["config:configMap", "data:emptyDir"],
         ["/etc/llama-stack", "/.llama"],
       ],
@@ -163,14 +166,14 @@ describe("buildDeployment", () => {
       ],
       [
         "OGX reads its port from OGX_PORT",
-        { release: "1.5.0", ogx: true },
+        { release: "1.5.0", releaseFacts: OGX },
         ["FILES_STORAGE_DIR", "HF_HOME", "HOME", "OGX_PORT", "RUN_CONFIG_PATH", "SQLITE_STORE_DIR"],
       ],
       [
         "Secret-backed variables after ours",
         {
           release: "1.5.0",
-          ogx: true,
+          releaseFacts: OGX,
           secretEnv: [{ name: "LLSD_KEY", secretName: "s", key: "k", specPath: "spec.x" }],
         },
         [
@@ -187,7 +190,7 @@ describe("buildDeployment", () => {
         "a user variable replaces ours of the same name, and comes last",
         {
           release: "1.5.0",
-          ogx: true,
+          releaseFacts: OGX,
           userEnv: [
             { name: "HOME", value: "/home" },
             { name: "EXTRA", value: "1" },
@@ -298,24 +301,36 @@ describe("buildDeployment", () => {
       const OTEL = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" };
       const rows: [why: string, over: Partial<DeploymentInput>, command: string[] | undefined][] = [
         ["a Llama Stack release keeps its image's entrypoint", {}, undefined],
-        ["a pinned OGX image runs `ogx run <config>`", { release: "1.5.0", ogx: true }, RUN],
-        ["so does 1.4.1", { release: "1.4.1", ogx: true }, RUN],
+        [
+          "a pinned OGX image runs `ogx run <config>`",
+          { release: "1.5.0", releaseFacts: OGX },
+          RUN,
+        ],
+        ["so does 1.4.1", { release: "1.4.1", releaseFacts: releaseFacts("1.4.1") }, RUN],
         [
           "a custom image keeps its entrypoint",
-          { release: "1.5.0", ogx: true, pinnedImage: false },
+          { release: "1.5.0", releaseFacts: OGX, pinnedImage: false },
           undefined,
         ],
         [
           "an OTEL_* variable from spec.monitoring: under opentelemetry-instrument",
-          { release: "1.5.0", ogx: true, monitoringEnv: OTEL },
+          { release: "1.5.0", releaseFacts: OGX, monitoringEnv: OTEL },
           ["opentelemetry-instrument", ...RUN],
         ],
         [
           "an OTEL_* variable of the user's: the same",
-          { release: "1.5.0", ogx: true, userEnv: [{ name: "OTEL_SERVICE_NAME", value: "x" }] },
+          {
+            release: "1.5.0",
+            releaseFacts: OGX,
+            userEnv: [{ name: "OTEL_SERVICE_NAME", value: "x" }],
+          },
           ["opentelemetry-instrument", ...RUN],
         ],
-        ["the user's command wins", { release: "1.5.0", ogx: true, command: ["sh"] }, ["sh"]],
+        [
+          "the user's command wins",
+          { release: "1.5.0", releaseFacts: OGX, command: ["sh"] },
+          ["sh"],
+        ],
       ];
       for (const [why, over, command] of rows)
         it(why, () => expect(container(over)?.command).to.deep.equal(command));
@@ -323,16 +338,20 @@ describe("buildDeployment", () => {
       const disabled = (over: Partial<DeploymentInput>) =>
         container(over)?.env?.find((e) => e.name === "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS");
       it("the wrapper turns off the asyncpg and sqlite3 instrumentations, as the entrypoint does", () =>
-        expect(disabled({ release: "1.5.0", ogx: true, monitoringEnv: OTEL })).to.deep.equal({
+        expect(
+          disabled({ release: "1.5.0", releaseFacts: OGX, monitoringEnv: OTEL }),
+        ).to.deep.equal({
           name: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS",
           value: "asyncpg,sqlite3",
         }));
       it("a value of the user's replaces ours; no wrapper, no value", () => {
         const mine = { name: "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", value: "requests" };
-        expect(disabled({ release: "1.5.0", ogx: true, userEnv: [mine] })).to.deep.equal(mine);
-        expect(disabled({ release: "1.5.0", ogx: true })).to.equal(undefined);
+        expect(disabled({ release: "1.5.0", releaseFacts: OGX, userEnv: [mine] })).to.deep.equal(
+          mine,
+        );
+        expect(disabled({ release: "1.5.0", releaseFacts: OGX })).to.equal(undefined);
         expect(
-          disabled({ release: "1.5.0", ogx: true, monitoringEnv: OTEL, command: ["sh"] }),
+          disabled({ release: "1.5.0", releaseFacts: OGX, monitoringEnv: OTEL, command: ["sh"] }),
         ).to.equal(undefined);
       });
     });
@@ -345,7 +364,7 @@ describe("buildDeployment", () => {
       expect(
         envNames({
           release: "1.5.0",
-          ogx: true,
+          releaseFacts: OGX,
           monitoringEnv: { OTEL_SERVICE_NAME: "llama", OGX_METRICS_PORT: "9464" },
         }),
       ).to.deep.equal([
@@ -360,9 +379,9 @@ describe("buildDeployment", () => {
         "SQLITE_STORE_DIR",
       ]));
     it("terminationGracePeriodSeconds on the pod, only when set", () => {
-      expect(pod({ terminationGracePeriodSeconds: 120 })?.terminationGracePeriodSeconds).to.equal(
-        120,
-      );
+      expect(
+        pod({ pod: { terminationGracePeriodSeconds: 120 } })?.terminationGracePeriodSeconds,
+      ).to.equal(120);
       expect(pod({})).to.not.have.property("terminationGracePeriodSeconds");
       expect(container({})?.ports).to.have.length(1);
     });

@@ -80,7 +80,7 @@ describe("monitoringEnv", () => {
   ];
   for (const [why, monitoring, release, env] of rows)
     it(why, () =>
-      expect(monitoringEnv(monitoring, releaseFacts(release).ogx, owner)).to.deep.equal(env),
+      expect(monitoringEnv(monitoring, releaseFacts(release)?.ogx, owner)).to.deep.equal(env),
     );
 });
 

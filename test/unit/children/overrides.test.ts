@@ -4,6 +4,7 @@ import { expect } from "chai";
 import type { Overrides } from "../../../src/api/workload.js";
 import { checkOverrides } from "../../../src/children/overrides.js";
 import { podLayout, type LayoutInput } from "../../../src/children/pod-layout.js";
+import { releaseFacts } from "../../../src/release.js";
 import { msg } from "../../../src/messages.js";
 import { formatProblem } from "../../../src/problems.js";
 
@@ -13,12 +14,12 @@ const LLAMA: LayoutInput = {
   configMapName: "llama-config",
   dataDir: "/.llama",
   pvcName: undefined,
-  ogx: false, // 0.7.3
+  releaseFacts: releaseFacts("0.7.3"),
   port: 8321,
   tls: undefined,
 };
-const OGX: LayoutInput = { ...LLAMA, ogx: true }; // 1.5.0
-const CUSTOM_IMAGE: LayoutInput = { ...LLAMA, dataDir: "/data", ogx: undefined }; // release unknown: no OGX volume
+const OGX: LayoutInput = { ...LLAMA, releaseFacts: releaseFacts("1.5.0") };
+const CUSTOM_IMAGE: LayoutInput = { ...LLAMA, dataDir: "/data", releaseFacts: undefined }; // release unknown: no OGX volume
 const BUNDLE = { configMapName: "ca", key: "ca.crt" };
 const TRUSTING: LayoutInput = { ...LLAMA, caBundle: BUNDLE };
 const env = (...names: string[]) => names.map((name) => ({ name, value: "x" }));

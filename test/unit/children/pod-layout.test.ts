@@ -3,12 +3,16 @@
 // (TLS always, trust's directory).
 import { expect } from "chai";
 import { podLayout, type LayoutInput } from "../../../src/children/pod-layout.js";
+import { releaseFacts } from "../../../src/release.js";
+
+const LLAMA = releaseFacts("0.7.3");
+const OGX = releaseFacts("1.5.0");
 
 const BASE: LayoutInput = {
   configMapName: "llama-config-0123456789",
   dataDir: "/.llama",
   pvcName: undefined,
-  ogx: false,
+  releaseFacts: LLAMA,
   port: 8321,
   tls: undefined,
 };
@@ -41,14 +45,14 @@ describe("podLayout", () => {
     ],
     [
       "OGX: /tmp in memory",
-      { ogx: true },
+      { releaseFacts: OGX },
       ["config:/etc/llama-stack", "data:/.llama", "ogx-tmp:/tmp"],
       ["config:config", "data:data", "ogx-tmp:ogx-tmp", "tls:tls"],
       ["config:/etc/llama-stack", "data:/.llama", "ogx-tmp:/tmp", "tls:/etc/llama-stack/tls"],
     ],
     [
       "a custom image (release unknown) is not OGX",
-      { ogx: undefined },
+      { releaseFacts: undefined },
       ["config:/etc/llama-stack", "data:/.llama"],
       ["config:config", "data:data", "tls:tls"],
       ["config:/etc/llama-stack", "data:/.llama", "tls:/etc/llama-stack/tls"],
@@ -86,7 +90,7 @@ describe("podLayout", () => {
     ],
     [
       "everything, in the pod's order",
-      { ogx: true, tls: { secretName: "cert" }, caBundle: BUNDLE, authCa: AUTH },
+      { releaseFacts: OGX, tls: { secretName: "cert" }, caBundle: BUNDLE, authCa: AUTH },
       [
         "config:/etc/llama-stack",
         "data:/.llama",
@@ -165,7 +169,7 @@ describe("podLayout", () => {
     [
       "OGX: OGX_PORT; spec.monitoring's; the trust bundle's path",
       {
-        ogx: true,
+        releaseFacts: OGX,
         dataDir: "/data",
         monitoringEnv: { OTEL_SERVICE_NAME: "llama" },
         caBundle: BUNDLE,
@@ -189,8 +193,8 @@ describe("podLayout", () => {
       ).to.deep.equal(env));
 
   it("env: the config's and the server's names in any release, and the LLSD_ prefix", () => {
-    for (const ogx of [false, true, undefined]) {
-      const layout = podLayout({ ...BASE, ogx });
+    for (const facts of [LLAMA, OGX, undefined]) {
+      const layout = podLayout({ ...BASE, releaseFacts: facts });
       expect(tagged(layout.reservedEnv)).to.deep.equal([
         "config:RUN_CONFIG_PATH",
         "config:LLAMA_STACK_CONFIG",

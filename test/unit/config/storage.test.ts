@@ -1,7 +1,7 @@
 // Storage backends from spec.storage: the fields each release's backend takes,
 // the secrets they read, and which base backends they replace.
 import { expect } from "chai";
-import type { KvStorage, Storage } from "../../../src/api/schema.js";
+import type { KvStorage, Storage } from "../../../src/api/storage.js";
 import { SECRET_NAME_KEYS, storageFields } from "../../../src/config/bindings.js";
 import type { Dialect } from "../../../src/config/dialect.js";
 import { buildBackend, withStorage } from "../../../src/config/storage.js";

@@ -291,6 +291,7 @@ describe("install manifests", () => {
       ...componentPatches(SERVICE_MONITOR_COMPONENT).map((p) => p.file),
       ...componentPatches(join(root, "manifests", "components", "v1alpha1")).map((p) => p.file),
       ...kustomized(join(root, "manifests", "components", "hook-servicemonitor")),
+      ...kustomized(join(root, "manifests", "components", "hook-monitoring")),
     ]
       .map((f) => relative(root, f))
       .sort();

@@ -29,7 +29,7 @@ function golden(name: string): SyncRequest {
 }
 
 /** A parent at rest (two earlier syncs applied and rolled out): its answer is cached. */
-function steady(): SyncRequest {
+export function steady(): SyncRequest {
   const spec = {
     distribution: { name: "starter" },
     providers: {

@@ -228,7 +228,7 @@ export function requestOf(
   const parsed = SyncRequest.safeParse(input);
   if (!parsed.success)
     throw new RenderError(
-      problemsFromZod(parsed.error, input)
+      problemsFromZod(parsed.error, input, SyncRequest)
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );

@@ -22,6 +22,7 @@ import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import {
   BASE,
   syncUnder,
@@ -215,7 +216,11 @@ describe("the confused-deputy rule on a real API server (Pod Security restricted
 
   it("the real thing: a warned nfs volume, its pods refused by Pod Security, and the status says ReplicaFailure", async () => {
     const kube = cluster().kube;
-    const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+    const app = createApp({
+      pool: testPool(),
+      catalog: loadCatalog(),
+      logger: pino({ level: "silent" }),
+    });
     const server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });

@@ -1,12 +1,16 @@
-// The hook's workers apply the confused-deputy rule as the app was told
-// (createApp's allowedPodFields, which main.ts reads from ALLOWED_POD_FIELDS):
-// through the pool, an nfs volume is a RestrictedPodField warning by default
-// and passes silently where nfs is allowed.
+// The hook's workers apply the confused-deputy rule as the server was told:
+// ALLOWED_POD_FIELDS, read by settingsFromEnv (an unknown name stops the hook
+// at start, naming it) and handed by main.ts to createPool. Through the pool,
+// an nfs volume is a RestrictedPodField warning by default and passes
+// silently where nfs is allowed.
 import { expect } from "chai";
 import { pino } from "pino";
 import request from "supertest";
-import { createApp } from "../../../src/server/app.js";
+import { CACHE_BYTES, createApp, generationCacheBytes } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
+import { createPool } from "../../../src/server/pool/index.js";
+import { DEFAULT_POOL_LIMITS } from "../../../src/server/pool/limits.js";
+import { settingsFromEnv } from "../../../src/server/settings.js";
 import { request as syncRequest } from "../arbitraries.js";
 
 const catalog = loadCatalog();
@@ -23,24 +27,55 @@ const spec = {
   },
 };
 
-async function conditionTypes(allowedPodFields?: string[]): Promise<string[]> {
-  const app = createApp({
+/** The condition types a sync of the spec reports, through a pool made from this environment. */
+async function conditionTypes(env: Record<string, string>): Promise<string[]> {
+  const { allowedPodFields } = settingsFromEnv(env);
+  const pool = createPool({
     catalog,
-    logger,
+    limits: { ...DEFAULT_POOL_LIMITS, workers: 1 },
+    cacheBytes: generationCacheBytes(CACHE_BYTES),
     ...(allowedPodFields === undefined ? {} : { allowedPodFields }),
   });
-  const res = await request(app).post("/sync").send(syncRequest(spec)).expect(200);
-  return (res.body.status.conditions as { type: string }[]).map((c) => c.type);
+  try {
+    const app = createApp({ pool, catalog, logger });
+    const res = await request(app).post("/sync").send(syncRequest(spec)).expect(200);
+    return (res.body.status.conditions as { type: string }[]).map((c) => c.type);
+  } finally {
+    await pool.close();
+  }
 }
 
-describe("ALLOWED_POD_FIELDS through the worker pool", function () {
+describe("ALLOWED_POD_FIELDS", function () {
   this.timeout(60_000);
 
-  it("by default, an nfs volume is a RestrictedPodField warning", async () => {
-    expect(await conditionTypes()).to.include("RestrictedPodField");
+  describe("in the server's settings", () => {
+    it("unset or empty: nothing allowed (no setting)", () => {
+      expect(settingsFromEnv({}).allowedPodFields).to.equal(undefined);
+      expect(settingsFromEnv({ ALLOWED_POD_FIELDS: " " }).allowedPodFields).to.equal(undefined);
+    });
+
+    it("names separated by commas or spaces, sorted", () => {
+      expect(
+        settingsFromEnv({ ALLOWED_POD_FIELDS: "nfs, hostPorts iscsi" }).allowedPodFields,
+      ).to.deep.equal(["hostPorts", "iscsi", "nfs"]);
+    });
+
+    it("an unknown name stops the hook at start, naming it", () => {
+      expect(() => settingsFromEnv({ ALLOWED_POD_FIELDS: "nfs,hostpath" })).to.throw(
+        /ALLOWED_POD_FIELDS.*hostpath/,
+      );
+    });
   });
 
-  it("with nfs allowed, it passes without one", async () => {
-    expect(await conditionTypes(["nfs"])).to.not.include("RestrictedPodField");
+  describe("through the worker pool", () => {
+    it("by default, an nfs volume is a RestrictedPodField warning", async () => {
+      expect(await conditionTypes({})).to.include("RestrictedPodField");
+    });
+
+    it("with nfs allowed, it passes without one", async () => {
+      expect(await conditionTypes({ ALLOWED_POD_FIELDS: "nfs" })).to.not.include(
+        "RestrictedPodField",
+      );
+    });
   });
 });

@@ -60,7 +60,8 @@ const sc = (c: Container) => (c.securityContext ??= {});
 const podSc = (p: PodSpec) => (p.securityContext ??= {});
 
 // [class (the check), the shape PodSecurity forbids, its verdict, what ALLOWED_POD_FIELDS names to pass it, the allowed shape]
-const ROWS: [string, (pod: Pod) => void, Verdict, string[], (pod: Pod) => void][] = [
+type Row = [string, (pod: Pod) => void, Verdict, string[], (pod: Pod) => void];
+const ROWS: Row[] = [
   [
     "hostPathVolumes",
     ({ spec }) =>
@@ -81,27 +82,13 @@ const ROWS: [string, (pod: Pod) => void, Verdict, string[], (pod: Pod) => void][
         { name: "n", persistentVolumeClaim: { claimName: "models" } },
       ]),
   ],
-  [
-    "hostNamespaces",
-    ({ spec }) => (spec.hostNetwork = true),
+  ...(["hostNetwork", "hostPID", "hostIPC"] as const).map((field): Row => [
+    `hostNamespaces (${field})`,
+    ({ spec }) => (spec[field] = true),
     "refused",
     ["hostNamespaces"],
-    ({ spec }) => (spec.hostNetwork = false),
-  ],
-  [
-    "hostNamespaces (PID)",
-    ({ spec }) => (spec.hostPID = true),
-    "refused",
-    ["hostNamespaces"],
-    ({ spec }) => (spec.hostPID = false),
-  ],
-  [
-    "hostNamespaces (IPC)",
-    ({ spec }) => (spec.hostIPC = true),
-    "refused",
-    ["hostNamespaces"],
-    ({ spec }) => (spec.hostIPC = false),
-  ],
+    ({ spec }) => (spec[field] = false),
+  ]),
   [
     "hostPorts",
     ({ container }) => (container.ports = [{ containerPort: 8321, hostPort: 8321 }]),

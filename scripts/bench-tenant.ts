@@ -24,7 +24,7 @@ import http from "node:http";
 import net from "node:net";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { BODY_BUDGET_BYTES } from "../src/server/body-budget.js";
+import { HOOK_CLASS } from "../src/server/classes.js";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
@@ -440,7 +440,8 @@ async function memory(): Promise<string[]> {
     const busy = bodies.map((b) => send(hook.port, agent, "POST", "/sync", b));
     // The rest of the budget held by stalled bodies at the limit.
     const stalled: net.Socket[] = [];
-    const left = BODY_BUDGET_BYTES - bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
+    const left =
+      HOOK_CLASS.defaultBudgetBytes - bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
     for (let held = 0; held + BODY_LIMIT_BYTES <= left; held += BODY_LIMIT_BYTES)
       stalled.push(await stalledBody(hook.port, BODY_LIMIT_BYTES));
     // One more is refused at once: the budget is full.
@@ -452,7 +453,7 @@ async function memory(): Promise<string[]> {
     agent.destroy();
     lines.push(
       `  idle: rss ${idle.rss.toFixed(0)} MiB (NODE_OPTIONS=${shippedNodeOptions()}, ${workers} workers of ${DEFAULT_POOL_LIMITS.heapMib} MiB heap)`,
-      `  ${workers} worst-case requests (${(Buffer.byteLength(bodies[0] ?? "") / MiB).toFixed(1)} MiB each: 240,000 empty objects and the slowest YAML; answered ${answers.map((a) => a.status).join(", ")}) beside ${stalled.length} stalled bodies of ${BODY_LIMIT_BYTES / MiB} MiB (budget ${BODY_BUDGET_BYTES / MiB} MiB full: one more answered ${refused.status})`,
+      `  ${workers} worst-case requests (${(Buffer.byteLength(bodies[0] ?? "") / MiB).toFixed(1)} MiB each: 240,000 empty objects and the slowest YAML; answered ${answers.map((a) => a.status).join(", ")}) beside ${stalled.length} stalled bodies of ${BODY_LIMIT_BYTES / MiB} MiB (budget ${HOOK_CLASS.defaultBudgetBytes / MiB} MiB full: one more answered ${refused.status})`,
       `  rss peak ${Math.max(peak, after.peak).toFixed(0)} MiB (sampled every 5 ms: ${peak.toFixed(0)}; VmHWM ${after.peak.toFixed(0)}), limit ${POD_LIMIT_MIB} MiB: ${Math.max(peak, after.peak) < POD_LIMIT_MIB ? "under" : "OVER"}`,
     );
   } finally {

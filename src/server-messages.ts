@@ -12,14 +12,6 @@ const TOO_LARGE =
 const UNSUPPORTED_CHARSET = "unsupported charset: send the body as JSON in UTF-8";
 const UNDECODABLE = "the compressed body could not be decompressed; check its Content-Encoding";
 
-const BODY_ERRORS: Readonly<Record<string, string>> = {
-  "charset.unsupported": UNSUPPORTED_CHARSET,
-  "encoding.unsupported":
-    "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
-  "request.aborted": "the request was aborted before its body was complete",
-  "request.size.invalid": "the request body does not match its Content-Length",
-};
-
 export const serverMsg = {
   // answers of the HTTP edge (src/server/app.ts, src/server/body-budget.ts)
   internalError: "internal error in llsd-hook; see the hook's log",
@@ -27,18 +19,20 @@ export const serverMsg = {
   notJson: "content-type must be application/json",
   badToken: "missing or wrong bearer token",
   badRequest: "bad request",
-  notFound:
-    "not found: the hook serves POST /sync, POST /customize, POST /convert, GET /healthz and GET /readyz",
+  notFound: (paths: readonly string[]) =>
+    `not found: this port serves ${paths.map((p) => `POST ${p}`).join(", ")}, GET /healthz and GET /readyz`,
   metricsNotFound: "not found: the metrics port serves GET /metrics",
   bodyTooLarge: (limitBytes: number) =>
     `request body larger than ${mib(limitBytes)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
-  budgetFull: (budgetBytes: number) =>
-    `llsd-hook is reading as many request bodies as it holds at once (${mib(budgetBytes)} MiB in all, BODY_BUDGET_MIB); retry shortly`,
+  budgetFull: (budgetBytes: number, variable: string) =>
+    `llsd-hook is reading as many request bodies as it holds at once (${mib(budgetBytes)} MiB in all, ${variable}); retry shortly`,
   unsupportedCharset: UNSUPPORTED_CHARSET,
   /** A body whose compression Node's zlib or brotli decoder refused. */
   undecodable: UNDECODABLE,
-  /** body-parser's errors, by its type: fixed texts (its own messages may quote the request). */
-  bodyErrors: BODY_ERRORS,
+  unsupportedEncoding:
+    "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
+  bodyTooSlow: (floorBytes: number, windowMs: number) =>
+    `the request body arrived slower than ${floorBytes / 1024} KiB in ${windowMs / 1000} s, the least llsd-hook waits for; send the body with its headers`,
 
   // answers of a worker (src/server/handle.ts)
   tooManyValues: (max: number) =>
@@ -93,11 +87,12 @@ export const serverMsg = {
   notFlag: (variable: string, text: string) => `${variable}=${text} is neither true nor false`,
   emptyTokenFile: (file: string) => `HOOK_TOKEN_FILE=${file} is empty`,
   tlsHalf: "set both TLS_CERT_FILE and TLS_KEY_FILE, or neither",
-  samePorts: (port: number) => `METRICS_PORT must differ from PORT (${port})`,
+  samePorts: (variable: string, other: string, port: number) =>
+    `${variable} must differ from ${other} (${port}): each port serves its own callers`,
   cannotListen: (variable: string, port: number, why: string) =>
     `llsd-hook could not listen on ${variable} ${port} (${why}); set ${variable} to a free port`,
-  budgetBelowLimit: (budgetBytes: number, limitBytes: number) =>
-    `BODY_BUDGET_MIB (${mib(budgetBytes)}) must be at least BODY_LIMIT_MIB (${mib(limitBytes)}): a body at the limit would never fit`,
+  budgetBelowLimit: (variable: string, budgetBytes: number, limitBytes: number) =>
+    `${variable} (${mib(budgetBytes)}) must be at least BODY_LIMIT_MIB (${mib(limitBytes)}): a body at the limit would never fit`,
   tooFewWorkers: (workers: number) =>
     `HOOK_WORKERS must be a whole number of at least 1, not ${workers}`,
 };

@@ -71,6 +71,7 @@ async function startHook(env: Record<string, string> = {}): Promise<Hook> {
       PATH: process.env["PATH"] ?? "",
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
+      API_SERVER_PORT: String(await freePort()),
       LOG_LEVEL: "warn",
       NODE_OPTIONS: shippedNodeOptions(),
       ...env,

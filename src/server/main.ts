@@ -161,6 +161,9 @@ async function main(): Promise<void> {
     limits: settings.pool,
     cacheBytes: generationCacheBytes(settings.cacheBytes),
     ...(settings.fieldManager === undefined ? {} : { fieldManager: settings.fieldManager }),
+    ...(settings.allowedPodFields === undefined
+      ? {}
+      : { allowedPodFields: settings.allowedPodFields }),
   });
   const ports = classPorts(settings, { pool, metrics, catalog, logger }, token);
   // The workers start before the ports open: one that cannot start stops the hook here.

@@ -48,8 +48,3 @@ export const API_SERVER_CLASS: EndpointClass = {
 };
 
 export const ENDPOINT_CLASSES: readonly EndpointClass[] = [HOOK_CLASS, API_SERVER_CLASS];
-
-/** The class whose routes hold `route`. */
-export function classOf(route: Route): EndpointClass {
-  return ENDPOINT_CLASSES.find((c) => Object.values(c.routes).includes(route)) ?? HOOK_CLASS;
-}

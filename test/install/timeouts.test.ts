@@ -51,8 +51,7 @@ async function cut(port: number, text: string, trickle?: string) {
   socket.on("data", (b: Buffer) => (answer += b.toString()));
   socket.on("error", () => undefined);
   socket.write(text);
-  const timer =
-    trickle === undefined ? undefined : setInterval(() => socket.write(trickle), 500);
+  const timer = trickle === undefined ? undefined : setInterval(() => socket.write(trickle), 500);
   await once(socket, "close");
   clearInterval(timer);
   return { seconds: (performance.now() - started) / 1000, status: answer.split("\r\n")[0] };

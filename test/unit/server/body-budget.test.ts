@@ -28,7 +28,13 @@ async function serve(server: http.Server): Promise<number> {
 }
 
 /** Status and JSON body of a request over a fresh connection. */
-function call(port: number, method: string, path: string, body?: string) {
+function call(
+  port: number,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+) {
   return new Promise<{ status: number; body: unknown; ms: number }>((resolve, reject) => {
     const started = performance.now();
     const req = http.request(
@@ -37,7 +43,7 @@ function call(port: number, method: string, path: string, body?: string) {
         host: "127.0.0.1",
         method,
         path,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         agent: false,
       },
       (res) => {
@@ -57,22 +63,20 @@ function call(port: number, method: string, path: string, body?: string) {
   });
 }
 
+/** A request with a body sent in `encoding`. */
+const compressed = (port: number, path: string, body: Buffer, encoding = "gzip") =>
+  call(port, "POST", path, body, { "content-encoding": encoding });
+
 const settle = () => new Promise((r) => setTimeout(r, 100));
 
 /** A socket that sends headers declaring a `length`-byte body and `sent` bytes of it, then stalls. */
-async function holder(
-  port: number,
-  path: string,
-  length: number,
-  sent = 0,
-  headers = "",
-): Promise<net.Socket> {
+async function holder(port: number, path: string, length: number, sent = 0): Promise<net.Socket> {
   const socket = net.connect(port, "127.0.0.1");
   await once(socket, "connect");
   socket.on("data", () => undefined);
   socket.on("error", () => undefined);
   socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${headers}\r\n`,
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
   );
   if (sent > 0) socket.write(`{"a":"${"x".repeat(sent - 6)}`);
   return socket;
@@ -230,34 +234,6 @@ describe("the body budgets, charged as bytes arrive", function () {
     );
   });
 });
-
-/** Status and JSON body of a request with a compressed body. */
-function compressed(port: number, path: string, body: Buffer, encoding = "gzip") {
-  return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-    const req = http.request(
-      {
-        port,
-        host: "127.0.0.1",
-        method: "POST",
-        path,
-        headers: { "content-type": "application/json", "content-encoding": encoding },
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            body: JSON.parse(Buffer.concat(chunks).toString()) as unknown,
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 describe("client timeouts, measured on a raw socket", function () {
   this.timeout(10_000);

@@ -65,28 +65,32 @@ function shareRefusal(name: string, charge: (ledger: Ledger) => void, why: strin
   };
 }
 
-const rows: Row[] = [
-  {
-    name: "a queue wait that expires, every worker busy: a 503 naming the wait and the workers",
+/**
+ * A row of a queue wait that expires: one worker busy on a slow sync, `waiter`
+ * queued behind it until the clock passes its wait; its 503 says `text`, and
+ * its log line names no parent (it was not read).
+ */
+function queueWaitExpires(name: string, waiter: Parameters<Pool["run"]>[0], text: string): Row {
+  return {
+    name,
     limits: { workers: 1, heapMib: 64, deadlineMs: LONG },
     scene: async (pool, clock, refused) => {
-      void pool.run(job(slowRequest("tenant-a", "slow", "expires")));
-      const waiting = pool.run(job(typicalRequest("tenant-b", "fine")), { refused });
+      void pool.run(job(slowRequest("tenant-a", "slow", name)));
+      const waiting = pool.run(waiter, { refused });
       await until(() => pool.stats().busy === 1 && pool.stats().queued === 1);
       clock.advance(queueWaitMs(LONG));
       return [await waiting];
     },
-    want: {
-      answers: [
-        {
-          status: 503,
-          text: "llsd-hook had no free worker for a /sync request (its parent not read yet) within 60000 ms (HOOK_WORKERS: all 1 busy); Metacontroller retries",
-        },
-      ],
-      refusals: ["queue"],
-      logs: [{}], // not read: no parent to name
-    },
-  },
+    want: { answers: [{ status: 503, text }], refusals: ["queue"], logs: [{}] },
+  };
+}
+
+const rows: Row[] = [
+  queueWaitExpires(
+    "a queue wait that expires, every worker busy: a 503 naming the wait and the workers",
+    job(typicalRequest("tenant-b", "fine")),
+    "llsd-hook had no free worker for a /sync request (its parent not read yet) within 60000 ms (HOOK_WORKERS: all 1 busy); Metacontroller retries",
+  ),
   {
     name: "a queue wait that expires, its tenant holding all workers but one: a 503 naming the tenant and its share",
     limits: { workers: 2, heapMib: 64, deadlineMs: LONG },
@@ -110,36 +114,19 @@ const rows: Row[] = [
       refusals: ["queue"],
     },
   },
-  {
-    name: "a /convert request's queue wait that expires: the 503 says the API server does not retry",
-    limits: { workers: 1, heapMib: 64, deadlineMs: LONG },
-    scene: async (pool, clock, refused) => {
-      void pool.run(job(slowRequest("tenant-a", "slow", "convert-waits")));
-      const review = {
+  queueWaitExpires(
+    "a /convert request's queue wait that expires: the 503 says the API server does not retry",
+    {
+      ...job({
         apiVersion: "apiextensions.k8s.io/v1",
         kind: "ConversionReview",
         request: { uid: "u", desiredAPIVersion: "llamastack.io/v1alpha2", objects: [] },
-      };
-      const waiting = pool.run(
-        { ...job(review), route: "convert", key: "convert\0waits" },
-        {
-          refused,
-        },
-      );
-      await until(() => pool.stats().busy === 1 && pool.stats().queued === 1);
-      clock.advance(queueWaitMs(LONG));
-      return [await waiting];
+      }),
+      route: "convert",
+      key: "convert\0waits",
     },
-    want: {
-      answers: [
-        {
-          status: 503,
-          text: "llsd-hook had no free worker for a /convert request within 60000 ms (HOOK_WORKERS: /convert holds 1 of the 1 at most); the API server does not retry: the read or write that needed the conversion fails, and its client retries it",
-        },
-      ],
-      refusals: ["queue"],
-    },
-  },
+    "llsd-hook had no free worker for a /convert request within 60000 ms (HOOK_WORKERS: /convert holds 1 of the 1 at most); the API server does not retry: the read or write that needed the conversion fails, and its client retries it",
+  ),
   {
     name: "a queue wait does not expire while the workers first start: the request is answered",
     limits: { workers: 1, heapMib: 64, deadlineMs: 2000 },

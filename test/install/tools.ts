@@ -1,7 +1,8 @@
 // What the install tests run: the kubectl built beside the test control plane
-// (test/k8s/build.sh), Argo CD's Lua health-check runner (test/argocd/) and
+// (test/k8s/build.sh), helm (test/helm/), Argo CD's Lua health-check runner (test/argocd/) and
 // the third-party CRDs (scripts/third-party-crds.sh), all from the peers file
 // test/prepare-peers.sh writes; and the text of the README and docs/ they take literally.
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadPeers } from "../peers.js";
@@ -11,6 +12,7 @@ export const root = join(import.meta.dirname, "..", "..");
 interface InstallPeers {
   k8sBinDir: string;
   argocdHealth?: string;
+  helm?: string;
   thirdPartyCrdDir?: string;
 }
 
@@ -29,6 +31,17 @@ export function kubectl(): string {
 
 export function argocdHealth(): string {
   return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
+}
+
+/** helm from peers.json, or from test/helm/build.sh (its cached build, or built now) when peers.json has none. */
+export function helm(): string {
+  const path = (loadPeers() as InstallPeers).helm;
+  if (path !== undefined && existsSync(path)) return path;
+  const built = execFileSync(join(root, "test", "helm", "build.sh"), {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return built.trim().split("\n").pop() ?? "";
 }
 
 export function thirdPartyCrdDir(): string {

@@ -2,11 +2,13 @@
 // cache, configuration and data under a directory of the test's own (never the
 // user's ~/.config/helm), and the objects a `helm template` prints.
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
-import { helm } from "./tools.js";
+import { kubectlEnv } from "../k8s/install-run.js";
+import { expect } from "chai";
+import { commandLines, docSection, helm } from "./tools.js";
 
 export interface HelmRun {
   status: number | null;
@@ -26,6 +28,13 @@ export function helmEnv(work: string, kubeconfig?: string): Record<string, strin
     HELM_DATA_HOME: join(home, "data"),
     ...(kubeconfig === undefined ? {} : { KUBECONFIG: kubeconfig }),
   };
+}
+
+/** For command lines run by bash: kubectlEnv's PATH with helm beside kubectl, and helm's homes, under `work`. */
+export function helmCommandEnv(work: string, kubeconfig: string): Record<string, string> {
+  const env = { ...kubectlEnv(work, kubeconfig), ...helmEnv(work, kubeconfig) };
+  symlinkSync(helm(), join(work, "bin", "helm"));
+  return { ...env, PATH: `${join(work, "bin")}:/usr/bin:/bin` };
 }
 
 export function runHelm(args: string[], env: Record<string, string>, cwd?: string): HelmRun {
@@ -53,3 +62,11 @@ export function yamlObjects(text: string): KubeObject[] {
 /** "Kind namespace/name" of an object. */
 export const objectId = (o: KubeObject) =>
   `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+
+/** The first `helm <verb>` line of a section of docs/operations/helm.md, before its subsections. */
+export function helmDocCommand(heading: string, verb: string): string {
+  const doc = "docs/operations/helm.md";
+  const lines = commandLines(docSection(doc, heading).split("\n### ")[0] ?? "", `helm ${verb} `);
+  expect(lines, `${doc} "${heading}": a helm ${verb} line`).to.have.length.greaterThan(0);
+  return lines[0] ?? "";
+}

@@ -9,15 +9,7 @@
 // uninstall must leave the CRD and the resources, and a second install adopt
 // the kept CRD.
 import { expect } from "chai";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
@@ -26,20 +18,12 @@ import { API_VERSION, PLURAL } from "../../src/api/schema.js";
 import { CRD_FILE } from "../../src/api/crd-file.js";
 import { CHART_DIR, generateChart } from "../../scripts/chart/generate.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
-import { helmEnv, objectId, runHelm, yamlObjects } from "../install/helm.js";
-import {
-  commandLines,
-  docSection,
-  helm,
-  kubectl,
-  root,
-  thirdPartyCrdDir,
-} from "../install/tools.js";
+import { helmCommandEnv, helmDocCommand, objectId, runHelm, yamlObjects } from "../install/helm.js";
+import { kubectl, root, thirdPartyCrdDir } from "../install/tools.js";
 import { startControlPlane, type ControlPlane } from "./cluster.js";
-import { copyTree, describeRun, kubectlEnv, runLines, type Run } from "./install-run.js";
+import { copyTree, describeRun, runLines, type Run } from "./install-run.js";
 import { waitFor, type Kube } from "./kube.js";
 
-const DOC = "docs/operations/helm.md";
 const CRD_API = "apiextensions.k8s.io/v1";
 const CRD_NAME = `${PLURAL}.llamastack.io`;
 /** The field the previous chart's CRD lacks (a leaf no CEL rule reads). */
@@ -47,14 +31,6 @@ const NEW_FIELD = "terminationGracePeriodSeconds";
 const TOKEN = "fedcba9876543210fedcba9876543210\n";
 /** A create validated as kubectl's --validate=strict asks, and not stored. */
 const STRICT_DRY_RUN = { dryRun: "All", fieldValidation: "Strict" };
-
-/** The first `helm <verb>` line of a section of docs/operations/helm.md, before its subsections. */
-function docCommand(heading: string, verb: string): string {
-  const section = docSection(DOC, heading);
-  const lines = commandLines(section.split("\n### ")[0] ?? "", `helm ${verb} `);
-  expect(lines, `${DOC} "${heading}": a helm ${verb} line`).to.have.length.greaterThan(0);
-  return lines[0]!;
-}
 
 /** API server warnings, as helm prints them. */
 const warned = (run: Run) => run.stderr.split("\n").filter((l) => /warning/i.test(l));
@@ -169,9 +145,7 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
     work = mkdtempSync(join(tmpdir(), "llsd-helm-"));
     cp = await startControlPlane();
     kube = cp.kube;
-    env = { ...kubectlEnv(work, cp.kubeconfig), ...helmEnv(work, cp.kubeconfig) };
-    symlinkSync(helm(), join(work, "bin", "helm"));
-    env["PATH"] = `${join(work, "bin")}:/usr/bin:/bin`;
+    env = helmCommandEnv(work, cp.kubeconfig);
     // What installing Metacontroller and cert-manager's CRDs leave.
     await kube.mustCreate("v1", "namespaces", {
       apiVersion: "v1",
@@ -204,7 +178,7 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
   });
 
   it("helm install as docs/operations/helm.md writes it installs every object the chart renders, without a warning", async () => {
-    const run = runLines([docCommand("## Install", "install")], tree, env);
+    const run = runLines([helmDocCommand("## Install", "install")], tree, env);
     expect(run.status, describeRun(run)).to.equal(0);
     expect(warned(run), describeRun(run)).to.deep.equal([]);
     const objects = rendered([]);
@@ -240,7 +214,7 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
       https: { enabled: true, token: { value: TOKEN } },
     };
     writeFileSync(join(tree, "values-llsd-hook.yaml"), stringify(values));
-    const run = runLines([docCommand("## Upgrade", "upgrade")], tree, env);
+    const run = runLines([helmDocCommand("## Upgrade", "upgrade")], tree, env);
     expect(run.status, describeRun(run)).to.equal(0);
     expect(warned(run), describeRun(run)).to.deep.equal([]);
     await expectInstalled(rendered(["-f", join(tree, "values-llsd-hook.yaml")]));
@@ -289,7 +263,7 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
 
   it("helm uninstall removes all but the CRD, which keeps its resources; a new install adopts it", async () => {
     await kube.mustCreate(API_VERSION, PLURAL, parent("kept"));
-    const run = runLines([docCommand("## Uninstall", "uninstall")], tree, env);
+    const run = runLines([helmDocCommand("## Uninstall", "uninstall")], tree, env);
     expect(run.status, describeRun(run)).to.equal(0);
     expect(run.stdout + run.stderr).to.include(CRD_NAME);
     for (const [apiVersion, resource, ns, name] of [
@@ -313,14 +287,14 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
       undefined,
     );
     expect(await kube.get(API_VERSION, PLURAL, "default", "kept")).to.not.equal(undefined);
-    const again = runLines([docCommand("## Install", "install")], tree, env);
+    const again = runLines([helmDocCommand("## Install", "install")], tree, env);
     expect(again.status, describeRun(again)).to.equal(0);
     expect(warned(again), describeRun(again)).to.deep.equal([]);
     await expectInstalled(rendered([]));
     // A warning of the API server is seen (the checks above could fail): helm prints it.
     const memory = runLines(
       [
-        `${docCommand("## Upgrade", "upgrade").replace(/ -f \S+/, "")} --set resources.requests.memory=500m`,
+        `${helmDocCommand("## Upgrade", "upgrade").replace(/ -f \S+/, "")} --set resources.requests.memory=500m`,
       ],
       tree,
       env,

@@ -4,6 +4,8 @@
 //   llsd-hook-<version>.tgz      npm pack of bin/, dist/ (tsc, no source maps, no render
 //                                snapshot: a blob runs only on the node binary that built it),
 //                                configs/, LICENSE, README.md, package.json
+//   llsd-hook-chart-<version>.tgz the Helm chart charts/llsd-hook/, packaged by helm (test/helm/build.sh's)
+//                                with SOURCE_DATE_EPOCH at HEAD's commit time, so the same bytes each time
 //   llsd-hook-<version>.cdx.json CycloneDX 1.6 SBOM of the production dependencies, by
 //                                @cyclonedx/cyclonedx-npm (scripts/sbom/, installed apart),
 //                                reproducible, with each package's SHA-512 from the lock file
@@ -98,6 +100,37 @@ function npmPackage(out: string): string {
     );
     const [{ filename }] = JSON.parse(packed) as [{ filename: string }];
     return filename;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The Helm chart, packaged by the helm the suite builds (cached), reproducibly; its file name. */
+function chart(out: string, version: string): string {
+  const helm = execFileSync(join(root, "test", "helm", "build.sh"), {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", 2],
+  })
+    .trim()
+    .split("\n")
+    .pop();
+  if (helm === undefined || !existsSync(helm)) fail(["test/helm/build.sh printed no helm"]);
+  const stage = mkdtempSync(join(tmpdir(), "llsd-chart-"));
+  try {
+    execFileSync(helm, ["package", join(root, "charts", "llsd-hook"), "--destination", stage], {
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HELM_CACHE_HOME: join(stage, ".cache"),
+        HELM_CONFIG_HOME: join(stage, ".config"),
+        HELM_DATA_HOME: join(stage, ".data"),
+        SOURCE_DATE_EPOCH: git(["log", "-1", "--format=%ct"]),
+      },
+      stdio: ["ignore", 2, 2],
+    });
+    // npm pack's tarball is llsd-hook-<version>.tgz already.
+    const name = `llsd-hook-chart-${version}.tgz`;
+    copyFileSync(join(stage, `llsd-hook-${version}.tgz`), join(out, name));
+    return name;
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -236,7 +269,13 @@ writeFileSync(
   join(out, "install.yaml"),
   releaseInstallYaml(installYaml, version, imageOf(version)),
 );
-const files = ["release-notes.md", "install.yaml", npmPackage(out), sbom(out, version)];
+const files = [
+  "release-notes.md",
+  "install.yaml",
+  npmPackage(out),
+  chart(out, version),
+  sbom(out, version),
+];
 files.push(...image(out, version, values["no-image"], values["dry-run"]));
 writeFileSync(join(out, "SHA256SUMS"), sha256sums(out, files));
 for (const f of [...files, "SHA256SUMS"].sort()) console.log(join(out, f));

@@ -2,10 +2,11 @@
 // the repository's files: the names the version must be given everywhere, the
 // version's CHANGELOG section, the release's install.yaml, the SBOM's hashes
 // and the checksum file. test/unit/install/release.test.ts holds them.
+// The Helm chart's version and appVersion are the version too (npm run chart).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 
 /** The image the manifests name, without its tag (manifests/hook/deployment.yaml). */
 const IMAGE_REPOSITORY = "ghcr.io/llsd-hook/llsd-hook";
@@ -14,6 +15,9 @@ const IMAGE_REPOSITORY = "ghcr.io/llsd-hook/llsd-hook";
 const IMAGE_FILES = ["manifests/hook/deployment.yaml", "manifests/install.yaml"];
 
 export const imageOf = (version: string) => `${IMAGE_REPOSITORY}:${version}`;
+
+/** The Helm chart's metadata, which npm run chart writes from package.json. */
+export const CHART_YAML = "charts/llsd-hook/Chart.yaml";
 
 export function packageVersionOf(root: string): string {
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -44,6 +48,10 @@ export function versionNameProblems(root: string, version: string): string[] {
         `${file} names ${images.join(", ") || "no hook image"}, not ${imageOf(version)}: set the tag to package.json's version${file.endsWith("install.yaml") ? " (npm run install-yaml)" : ""}`,
       );
   }
+  const chart = parse(readFileSync(join(root, CHART_YAML), "utf8")) as Record<string, unknown>;
+  for (const key of ["version", "appVersion"])
+    if (chart[key] !== version)
+      problems.push(`${CHART_YAML}'s ${key} is ${String(chart[key])}, not ${version}: run npm run chart`);
   try {
     changelogSection(readFileSync(join(root, "CHANGELOG.md"), "utf8"), version);
   } catch (err) {

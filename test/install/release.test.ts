@@ -29,6 +29,7 @@ const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) a
 const version = pkg.version;
 const image = `ghcr.io/llsd-hook/llsd-hook:${version}`;
 const tgz = `llsd-hook-${version}.tgz`;
+const chartTgz = `llsd-hook-chart-${version}.tgz`;
 const sbomFile = `llsd-hook-${version}.cdx.json`;
 const archive = `llsd-hook-${version}.oci.tar`;
 const withImage = existsSync(join(root, "scripts", "build-image.sh"));
@@ -76,6 +77,7 @@ describe("npm run release -- --dry-run", function () {
       "install.yaml",
       sbomFile,
       tgz,
+      chartTgz,
       "release-notes.md",
       ...(withImage ? [archive] : []),
     ].sort();
@@ -94,6 +96,25 @@ describe("npm run release -- --dry-run", function () {
         .digest("hex");
       expect(got, name).to.equal(sum);
     }
+  });
+
+  it("the Helm chart's package holds charts/llsd-hook/ as it is, at the version", () => {
+    const dir = join(work, "chart");
+    execFileSync("mkdir", ["-p", dir]);
+    execFileSync("tar", ["-xzf", join(out, chartTgz), "-C", dir]);
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(d, e.name)).map((f) => `${e.name}/${f}`) : [e.name],
+      );
+    const packed = files(join(dir, "llsd-hook")).sort();
+    expect(packed).to.deep.equal(files(join(root, "charts", "llsd-hook")).sort());
+    for (const f of packed.filter((p) => p !== "Chart.yaml"))
+      expect(readFileSync(join(dir, "llsd-hook", f), "utf8"), f).to.equal(
+        readFileSync(join(root, "charts", "llsd-hook", f), "utf8"),
+      );
+    expect(readFileSync(join(dir, "llsd-hook", "Chart.yaml"), "utf8")).to.match(
+      new RegExp(`^version: ${version.replaceAll(".", "\\.")}$`, "m"),
+    );
   });
 
   describe("the npm tarball", () => {

@@ -51,7 +51,7 @@ function plain(node: Node): Json | undefined {
 }
 
 /** Helm conditions joined by `and`, each in parentheses when it is more than one word. */
-export function all(conditions: string[]): string {
+function all(conditions: string[]): string {
   const [only] = conditions;
   if (conditions.length === 1 && only !== undefined) return only;
   return `and ${conditions.map((c) => (c.includes(" ") ? `(${c})` : c)).join(" ")}`;

@@ -20,7 +20,7 @@ export type Node =
   /** A subtree written from a value by toYaml; when `when` is given, only then, else `otherwise`. */
   | { t: "yaml"; value: string; when?: string; otherwise?: Node };
 
-export interface Entry {
+interface Entry {
   key: string;
   needs: Needs;
   node: Node;
@@ -45,7 +45,7 @@ export function fromJson(v: Json): Node {
 }
 
 /** Whether a part that needs `needs` is there when the features `on` are. */
-export const within = (needs: Needs, on: ReadonlySet<string>) => needs.every((n) => on.has(n));
+const within = (needs: Needs, on: ReadonlySet<string>) => needs.every((n) => on.has(n));
 
 export function union(a: Needs, b: Needs): Needs {
   return [...new Set([...a, ...b])].sort();
@@ -167,7 +167,7 @@ function mergeList(
 type Step = { key: string } | { name: string };
 
 /** "spec.template.spec.containers[name=hook].image" as steps. */
-export function parsePath(path: string): Step[] {
+function parsePath(path: string): Step[] {
   return path.split(".").flatMap((part) => {
     const m = /^([^[]+)(?:\[name=([^\]]+)\])?$/.exec(part);
     const key = m?.[1];

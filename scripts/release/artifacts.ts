@@ -17,7 +17,7 @@ const IMAGE_FILES = ["manifests/hook/deployment.yaml", "manifests/install.yaml"]
 export const imageOf = (version: string) => `${IMAGE_REPOSITORY}:${version}`;
 
 /** The Helm chart's metadata, which npm run chart writes from package.json. */
-export const CHART_YAML = "charts/llsd-hook/Chart.yaml";
+const CHART_YAML = "charts/llsd-hook/Chart.yaml";
 
 export function packageVersionOf(root: string): string {
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {

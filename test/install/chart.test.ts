@@ -34,11 +34,9 @@ function withoutKeep(objects: KubeObject[]): KubeObject[] {
       o.kind === "CustomResourceDefinition" ? KEEP["helm.sh/resource-policy"] : undefined,
     );
     delete annotations["helm.sh/resource-policy"];
-    const { annotations: _, ...metadata } = o.metadata;
-    return {
-      ...o,
-      metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations } : metadata,
-    };
+    const metadata: KubeObject["metadata"] = { ...o.metadata, annotations };
+    if (Object.keys(annotations).length === 0) delete metadata.annotations;
+    return { ...o, metadata };
   });
 }
 

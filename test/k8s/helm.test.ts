@@ -60,17 +60,16 @@ function resourceOf(o: KubeObject): string {
 }
 
 /** A LlamaStackDistribution that sets the field the previous CRD lacks. */
-const parent = (name: string): KubeObject =>
-  ({
-    apiVersion: API_VERSION,
-    kind: "LlamaStackDistribution",
-    metadata: { name, namespace: "default" },
-    spec: {
-      distribution: { name: "starter" },
-      providers: { inference: [{ provider: "vllm", endpoint: "http://vllm.models.svc:8000/v1" }] },
-      workload: { [NEW_FIELD]: 90 },
-    },
-  }) as KubeObject;
+const parent = (name: string): KubeObject => ({
+  apiVersion: API_VERSION,
+  kind: "LlamaStackDistribution",
+  metadata: { name, namespace: "default" },
+  spec: {
+    distribution: { name: "starter" },
+    providers: { inference: [{ provider: "vllm", endpoint: "http://vllm.models.svc:8000/v1" }] },
+    workload: { [NEW_FIELD]: 90 },
+  },
+});
 
 describe("the Helm chart on a real API server: install, upgrade across a CRD change, uninstall", function () {
   this.timeout(600_000);

@@ -3,22 +3,13 @@
 // test control plane (test/k8s/build.sh: reused from the cache, or built when
 // absent); templates no longer generated are removed. test/install/chart.test.ts
 // fails when a committed file differs from what this writes.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { built, root } from "../test/install/tools.js";
 import { CHART_DIR, generateChart } from "./chart/generate.js";
 
-const root = join(import.meta.dirname, "..");
-const binDir = execFileSync(join(root, "test", "k8s", "build.sh"), {
-  encoding: "utf8",
-  stdio: ["ignore", "pipe", "inherit"],
-})
-  .trim()
-  .split("\n")
-  .pop();
-if (binDir === undefined || binDir === "")
-  throw new Error("test/k8s/build.sh printed no directory");
-const files = generateChart(root, join(binDir, "kubectl"));
+const kubectl = join(built("test/k8s/build.sh"), "kubectl");
+const files = generateChart(root, kubectl);
 const templates = join(root, CHART_DIR, "templates");
 mkdirSync(templates, { recursive: true });
 for (const name of readdirSync(templates))

@@ -45,6 +45,7 @@ import {
   versionNameProblems,
   withLockHashes,
 } from "./release/artifacts.js";
+import { built } from "../test/install/tools.js";
 
 const root = join(import.meta.dirname, "..");
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
@@ -107,14 +108,7 @@ function npmPackage(out: string): string {
 
 /** The Helm chart, packaged by the helm the suite builds (cached), reproducibly; its file name. */
 function chart(out: string, version: string): string {
-  const helm = execFileSync(join(root, "test", "helm", "build.sh"), {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", 2],
-  })
-    .trim()
-    .split("\n")
-    .pop();
-  if (helm === undefined || !existsSync(helm)) fail(["test/helm/build.sh printed no helm"]);
+  const helm = built("test/helm/build.sh");
   const stage = mkdtempSync(join(tmpdir(), "llsd-chart-"));
   try {
     execFileSync(helm, ["package", join(root, "charts", "llsd-hook"), "--destination", stage], {

@@ -33,15 +33,28 @@ export function argocdHealth(): string {
   return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
 }
 
-/** helm from peers.json, or from test/helm/build.sh (its cached build, or built now) when peers.json has none. */
-export function helm(): string {
-  const path = (loadPeers() as InstallPeers).helm;
-  if (path !== undefined && existsSync(path)) return path;
-  const built = execFileSync(join(root, "test", "helm", "build.sh"), {
+/**
+ * What a build script of the suite (`test/k8s/build.sh`, `test/helm/build.sh`) prints last: the
+ * path of its output in the cache, built first when absent. For the npm scripts, which run
+ * without peers.json.
+ */
+export function built(script: string): string {
+  const printed = execFileSync(join(root, script), {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
-  });
-  return built.trim().split("\n").pop() ?? "";
+  })
+    .trim()
+    .split("\n")
+    .pop();
+  if (printed === undefined || !existsSync(printed))
+    throw new Error(`${script} printed ${JSON.stringify(printed)}, not a path`);
+  return printed;
+}
+
+/** helm from peers.json, or test/helm/build.sh's when peers.json has none. */
+export function helm(): string {
+  const path = (loadPeers() as InstallPeers).helm;
+  return path !== undefined && existsSync(path) ? path : built("test/helm/build.sh");
 }
 
 export function thirdPartyCrdDir(): string {

@@ -28,4 +28,4 @@ COPY configs ./configs
 # The image's non-root "node" user (uid 1000); the manifests run with a read-only root filesystem.
 USER 1000:1000
 EXPOSE 8080 9464
-ENTRYPOINT ["node", "dist/server/main.js"]
+ENTRYPOINT ["node", "dist/server/start.js"]

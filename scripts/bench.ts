@@ -23,6 +23,8 @@
 //   9. one hostile tenant beside typical parents, and the memory with the
 //      body budget full and every worker busy (scripts/bench-tenant.ts): the
 //      one section with a target, exiting non-zero when it is missed.
+//  10. the per-parent series (src/server/condition-metrics.ts) of 1,000 Ready
+//      parents: series by family, /metrics bytes, the time to render a scrape.
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -42,10 +44,12 @@ import { specBindings } from "../src/config/bindings.js";
 import { generateConfig } from "../src/config/generate.js";
 import { isoSeconds } from "../src/edge/clock.js";
 import { loadCatalog } from "../src/edge/load-catalog.js";
-import { createApp, poolOf } from "../src/server/app.js";
+import { createApp } from "../src/server/app.js";
+import { createMetrics } from "../src/server/metrics.js";
 import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
+import { testPool } from "../test/support/pool.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
@@ -190,9 +194,10 @@ const secrets = {
 };
 
 /** A parent at rest: two earlier syncs applied and rolled out, the status fed back. */
-function steadyRequest(spec: unknown): string {
+function steadyRequest(spec: unknown, parent: { namespace?: string; name?: string } = {}): string {
   const c: CaseFile = {
     description: "steady state",
+    ...parent,
     spec,
     generation: 1,
     secrets,
@@ -467,8 +472,11 @@ async function benchHttp(): Promise<void> {
       cb();
     },
   });
-  const hook = createApp({ catalog, logger: pino({ level: "info" }, counter) });
+  // Both hooks answer with one pool, whose workers start before anything is timed.
+  const pool = testPool();
+  const hook = createApp({ pool, catalog, logger: pino({ level: "info" }, counter) });
   const uncached = createApp({
+    pool,
     catalog,
     logger: pino({ level: "silent" }),
     cacheResponses: false,
@@ -487,8 +495,7 @@ async function benchHttp(): Promise<void> {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  // Both hooks' workers (one pool: same catalog and limits) start before anything is timed.
-  await poolOf(hook).ready();
+  await pool.ready();
   const port = (server.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -581,6 +588,70 @@ async function benchHttp(): Promise<void> {
   );
 }
 
+// ---------------------------------------------------------------- 10. per-parent series
+
+/** The exposition's series (sample lines) by metric name, and its bytes. */
+function seriesOf(text: string): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/.exec(line)?.[0] ?? "";
+    byName.set(name, (byName.get(name) ?? 0) + 1);
+  }
+  return byName;
+}
+
+async function benchParentSeries(count = 1000, scrapes = 20): Promise<void> {
+  const metrics = createMetrics({ processMetrics: true });
+  const pool = testPool();
+  const hook = createApp({ pool, catalog, logger: pino({ level: "silent" }), metrics });
+  const server = http.createServer(hook);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  await pool.ready();
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const before = Buffer.byteLength(await metrics.exposition());
+  const spec = typicalSpec();
+  for (let i = 0; i < count; i++) {
+    const parent = { namespace: `team-${i % 50}`, name: `llama-${i}` };
+    await post(port, "/sync", steadyRequest(spec, parent), agent);
+  }
+  agent.destroy();
+  server.close();
+  let text = "";
+  const renderMs: number[] = [];
+  for (let i = 0; i < scrapes; i++) {
+    const start = process.hrtime.bigint();
+    text = await metrics.exposition();
+    renderMs.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  const series = seriesOf(text);
+  const parentSeries = [...series]
+    .filter(([name]) => name.startsWith("llsd_hook_parent"))
+    .map(([name, n]) => [name, String(n)]);
+  const total = [...series.values()].reduce((a, b) => a + b, 0);
+  const bytes = Buffer.byteLength(text);
+  table(
+    `10. Per-parent series at ${count.toLocaleString("en")} Ready parents (typical spec, 50 namespaces): one replica's /metrics`,
+    ["series", "count"],
+    [
+      ...parentSeries,
+      ["all series of the scrape", String(total)],
+      [
+        "/metrics bytes",
+        `${(bytes / 1024).toFixed(0)} KiB (${(before / 1024).toFixed(0)} KiB before the syncs)`,
+      ],
+      ["bytes per parent", ((bytes - before) / count).toFixed(0)],
+      ["scrape render p50 / max, ms", `${p50(renderMs)} / ${ms(Math.max(...renderMs))}`],
+    ],
+    [
+      `A Ready parent: its phase and the conditions that hold (the six checks and Ready);`,
+      `a warning adds one each. Render: what GET /metrics sends, ${scrapes} times.`,
+    ],
+  );
+}
+
 // ---------------------------------------------------------------- 5. whole process
 
 /** Wall time of one run of `command args` (default: this Node.js). */
@@ -664,6 +735,7 @@ if (wanted(6)) await benchMemory({ build: false });
 if (wanted(7)) await benchScale({ build: false });
 if (wanted(8)) await benchRestart();
 if (wanted(9) && !(await benchTenant())) process.exitCode = 1;
+if (wanted(10)) await benchParentSeries();
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

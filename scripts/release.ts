@@ -83,7 +83,15 @@ function prepareOut(dir: string | undefined, version: string): string {
 function npmPackage(out: string): string {
   const stage = mkdtempSync(join(tmpdir(), "llsd-release-"));
   try {
-    for (const f of ["package.json", "README.md", "LICENSE", "bin", "configs"])
+    // package.json's files: what npm pack keeps of the stage (llsd-hook request reads the CompositeController).
+    for (const f of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "bin",
+      "configs",
+      "metacontroller/compositecontroller.yaml",
+    ])
       cpSync(join(root, f), join(stage, f), { recursive: true });
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     execFileSync(

@@ -12,7 +12,8 @@
 # the controller-gen output its Helm chart is built from. prometheus-operator:
 # ServiceMonitor (monitoring.coreos.com/v1), from example/prometheus-operator-crd,
 # for the ServiceMonitor children of manifests/components/servicemonitor
-# (test/k8s/servicemonitor.test.ts). Metacontroller's
+# (test/k8s/servicemonitor.test.ts), and PrometheusRule, for the alerts of
+# manifests/components/hook-monitoring (test/install/alerts.test.ts). Metacontroller's
 # CompositeController CRD has no published Go module (its module is named
 # "metacontroller"), so the test stands in for it; test/unit/install checks
 # the CompositeController's fields against Metacontroller's schema instead.
@@ -20,7 +21,7 @@ set -euo pipefail
 # module@version, its go.sum hash, the files to take from it.
 CRDS=(
   "github.com/cert-manager/cert-manager@v1.21.2 h1:UWgoYM+KLNtRlqmoWOKjKBOBUPVHeepQ6/ac3ERJW68= deploy/crds/cert-manager.io_issuers.yaml deploy/crds/cert-manager.io_certificates.yaml"
-  "github.com/prometheus-operator/prometheus-operator@v0.85.0 h1:M5xLCLEoaW2IJfnuCwFzzpL+jSVQu3KGT84Pye+fW8s= example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"
+  "github.com/prometheus-operator/prometheus-operator@v0.85.0 h1:M5xLCLEoaW2IJfnuCwFzzpL+jSVQu3KGT84Pye+fW8s= example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml"
 )
 KEY=$(printf '%s\n' "${CRDS[@]}" | sha256sum | cut -c1-12)
 OUT="${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}/crds/$KEY"

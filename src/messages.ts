@@ -5,6 +5,8 @@
 import { TRUST } from "./container.js";
 import { formatPath } from "./lib/json.js";
 import { releaseFacts } from "./release.js";
+import { nearestName } from "./lib/nearest.js";
+import { orDidYouMean } from "./shape-messages.js";
 
 const list = (items: readonly string[]): string => items.join(", ");
 
@@ -16,6 +18,36 @@ function peerNamespaces(namespaces: readonly string[], labels: readonly string[]
   return [...named, ...labelled].join(" and ");
 }
 
+/** `fix`, led by "did you mean X?" when X in `names` is clearly what `word` meant. */
+function suggesting(word: string, names: readonly string[], fix: string): string {
+  return orDidYouMean(nearestName(word, names), fix);
+}
+
+/** "; did you mean X?" when X in `names` is clearly what `word` meant, else nothing. */
+function meant(word: string, names: readonly string[]): string {
+  const name = nearestName(word, names);
+  return name === undefined ? "" : `; did you mean ${name}?`;
+}
+
+/**
+ * `fix`, led by "did you mean X?" when X is a release of the same line as
+ * `release` (1.4.1 for 1.4.0): across lines, a near spelling is another
+ * release, not a slip (0.5.0 is not 1.5.0).
+ */
+function suggestingRelease(release: string, releases: readonly string[], fix: string): string {
+  const line = (r: string) => r.split(".").slice(0, 2).join(".");
+  return suggesting(
+    release,
+    releases.filter((r) => line(r) === line(release)),
+    fix,
+  );
+}
+
+/** The short names (vllm for remote::vllm) a provider type written without :: is resolved from. */
+function shortTypes(types: readonly string[]): string[] {
+  return types.map((t) => t.slice(t.indexOf("::") + 2));
+}
+
 /** "OGX 1.5.0" from 0.8 on (the renamed project), "Llama Stack 0.7.3" before (release.ts). */
 function product(release: string): string {
   return `${releaseFacts(release).product} ${release}`;
@@ -24,9 +56,9 @@ function product(release: string): string {
 export const msg = {
   // distribution
   unknownDistribution: (name: string, known: readonly string[]) =>
-    `distribution ${name} is not known to llsd-hook; use one of ${list(known)}, or for an image of your own set distribution.image with distribution.baseConfig and distribution.release (the image's config.yaml as the base), or with spec.overrideConfig (the whole config)`,
+    `distribution ${name} is not known to llsd-hook; ${suggesting(name, known, `use one of ${list(known)}`)}, or for an image of your own set distribution.image with distribution.baseConfig and distribution.release (the image's config.yaml as the base), or with spec.overrideConfig (the whole config)`,
   releaseWithoutDistribution: (name: string, release: string, releases: readonly string[]) =>
-    `${product(release)} is not supported for ${name}; use one of ${list(releases)}, or omit release for the newest`,
+    `${product(release)} is not supported for ${name}; ${suggestingRelease(release, releases, `use one of ${list(releases)}`)}, or omit release for the newest`,
   retiredDistribution: (name: string, last: string, replacement: string) =>
     `distribution ${name} was retired upstream; the last release that shipped it was ${last}. ${replacement[0]?.toUpperCase()}${replacement.slice(1)}`,
   recordedReleaseUnsupported: (
@@ -48,7 +80,7 @@ export const msg = {
   baseConfigRequired: (image: string) =>
     `llsd-hook has no base config for the custom image ${image}; set distribution.baseConfig (with distribution.release) to a ConfigMap holding the image's own config.yaml, or spec.overrideConfig.configMapName to one holding the whole config, or use distribution.name`,
   customImageRelease: (release: string, releases: readonly string[]) =>
-    `${product(release)} is not supported; name the release the image runs, one of ${list(releases)}`,
+    `${product(release)} is not supported; ${suggestingRelease(release, releases, `name the release the image runs, one of ${list(releases)}`)}`,
   // spec.distribution.baseConfig (src/config/base-config.ts)
   baseConfigNotText: (configMap: string, key: string) =>
     `ConfigMap ${configMap}'s ${key} is binary data, not text; put the image's config.yaml in the ConfigMap's data (kubectl create configmap ${configMap} --from-file=${key}=config.yaml)`,
@@ -73,20 +105,24 @@ export const msg = {
 
   // providers
   unknownApi: (specKey: string, release: string, valid: readonly string[], hint?: string) =>
-    `${specKey} is not an API of ${product(release)}${hint === undefined ? "" : ` (${hint})`}; use one of ${list(valid)}`,
+    hint === undefined
+      ? `${specKey} is not an API of ${product(release)}; ${suggesting(specKey, valid, `use one of ${list(valid)}`)}`
+      : `${specKey} is not an API of ${product(release)} (${hint}); use one of ${list(valid)}`,
   unknownProviderType: (
     provider: string,
     specKey: string,
     release: string,
     valid: readonly string[],
   ) =>
-    `${provider} is not a provider type of the ${specKey} API in ${product(release)}; use one of ${list(valid)}`,
+    `${provider} is not a provider type of the ${specKey} API in ${product(release)}; ${suggesting(provider, provider.includes("::") ? valid : shortTypes(valid), `use one of ${list(valid)}`)}`,
   deprecatedProviderType: (type: string, release: string, note: string) =>
     `${type} is deprecated in ${product(release)}: ${note}`,
   noUrlField: (type: string) =>
     `${type} has no URL field to put endpoint in; remove endpoint and set the provider's fields under settings`,
   manyUrlFields: (type: string, fields: readonly string[]) =>
     `${type} has several URL fields (${list(fields)}); remove endpoint and set the one you mean under settings`,
+  emptyEndpoint: (type: string, field: string, unset: readonly string[], viaEndpoint: boolean) =>
+    `${type}'s ${field} would be empty (the config reads it from ${list(unset)}, which nothing sets), so the server would start without a URL and fail at its first request; ${viaEndpoint ? "set endpoint to the URL of the service" : `set ${field} under settings`}, or set ${list(unset)} in spec.workload.overrides.env`,
   externalField: (type: string, field: string) =>
     `${type} is an external provider, whose config class llsd-hook cannot see, so ${field} has no field to go to; set the field by name under settings (secretRefs for a secret)`,
   noCredentialField: (type: string) =>
@@ -94,7 +130,7 @@ export const msg = {
   manyCredentialFields: (type: string, fields: readonly string[]) =>
     `${type} has several credential fields (${list(fields)}); remove apiKey and use secretRefs with the field you mean`,
   unknownConfigField: (field: string, type: string, fields: readonly string[]) =>
-    `${field} is not a config field of ${type}; use one of ${list(fields)}`,
+    `${field} is not a config field of ${type}; ${suggesting(field.slice(field.lastIndexOf(".") + 1), fields, `use one of ${list(fields)}`)}`,
   secretInSettings: (field: string) =>
     `${field} is a secret field and cannot take a literal value in settings; move it to secretRefs with a secretKeyRef`,
   fieldSetTwice: (field: string, by: string) =>
@@ -109,8 +145,8 @@ export const msg = {
   // disabling
   notInBaseApi: (specKey: string, distribution: string, release: string) =>
     `${specKey} is not in ${distribution} ${release}'s config, so there is nothing to disable`,
-  notInBaseProvider: (id: string, distribution: string, release: string) =>
-    `${distribution} ${release}'s config has no provider ${id}, so there is nothing to disable`,
+  notInBaseProvider: (id: string, distribution: string, release: string, ids: readonly string[]) =>
+    `${distribution} ${release}'s config has no provider ${id}, so there is nothing to disable${meant(id, ids)}`,
   disabledDependency: (removed: string, fix: string, dependentApi: string, providerId: string) =>
     `${removed} cannot be removed: ${dependentApi} (provider ${providerId}) needs it; ${fix}`,
 
@@ -118,7 +154,7 @@ export const msg = {
   modelNeedsProvider: () =>
     "is required because spec.providers.inference declares no provider; name an inference provider id of the generated config",
   modelProviderMissing: (id: string, enabled: readonly string[]) =>
-    `${id} is not an enabled inference provider of the generated config; use one of ${list(enabled)}`,
+    `${id} is not an enabled inference provider of the generated config; ${suggesting(id, enabled, `use one of ${list(enabled)}`)}`,
   modelProviderConditional: (id: string, envVar: string) =>
     `provider ${id} is enabled only when ${envVar} is set; set ${envVar} in spec.workload.overrides.env, or declare ${id} under spec.providers.inference`,
   embeddingNeedsDimension: () =>
@@ -298,6 +334,8 @@ export const msg = {
     "must be a LlamaStackDistribution object (a JSON object with apiVersion, kind, metadata and spec)",
   convertWrongVersion: (found: string, expected: string) =>
     `is ${found}; this conversion takes ${expected} (llsd-hook converts between llamastack.io/v1alpha1 and llamastack.io/v1alpha2)`,
+  v1alpha2SpecUnderV1alpha1: (fields: readonly string[]) =>
+    `is llamastack.io/v1alpha1, but the spec is written for llamastack.io/v1alpha2: ${list(fields.map((f) => `spec.${f}`))} ${fields.length === 1 ? "is a field" : "are fields"} of v1alpha2, and a v1alpha1 spec has its distribution under spec.server; write apiVersion: llamastack.io/v1alpha2`,
   convertWrongKind: (found: string) =>
     `is ${found}; llsd-hook converts only LlamaStackDistribution objects`,
   convertWrongType: (expected: string, found: string, apiVersion: string) =>

@@ -38,10 +38,11 @@ export type Result<T, W extends Problem = Warning> =
 
 /**
  * zod's issues as problems: the path in the object parsed (`input`, which
- * names the values in the messages), the shape expected and the fix.
+ * names the values in the messages), the shape expected (read from `schema`,
+ * the one that parsed it) and the fix.
  */
-export function problemsFromZod(error: z.ZodError, input?: unknown): Problem[] {
-  return explainIssues(error.issues, input).map((issue) => {
+export function problemsFromZod(error: z.ZodError, input?: unknown, schema?: z.ZodType): Problem[] {
+  return explainIssues(error.issues, input, schema).map((issue) => {
     const path = formatPath(issue.path) || "spec";
     let detail = issue.detail;
     if (detail.startsWith(`${path}: `)) detail = detail.slice(path.length + 2);

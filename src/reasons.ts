@@ -18,6 +18,7 @@ export const Reason = {
   UnknownProviderType: "UnknownProviderType",
   DeprecatedProviderType: "DeprecatedProviderType",
   FieldMappingFailed: "FieldMappingFailed",
+  EndpointRequired: "EndpointRequired",
   InvalidProviderConfig: "InvalidProviderConfig",
   SecretInSettings: "SecretInSettings",
   ConflictingProvider: "ConflictingProvider",

@@ -99,7 +99,11 @@ export function parseSpec(spec: unknown, name: string): Result<Spec> {
   const parsed = LlamaStackDistribution.safeParse(input);
   return parsed.success
     ? { ok: true, value: parsed.data.spec, warnings: [] }
-    : { ok: false, problems: problemsFromZod(parsed.error, input), warnings: [] };
+    : {
+        ok: false,
+        problems: problemsFromZod(parsed.error, input, LlamaStackDistribution),
+        warnings: [],
+      };
 }
 
 export function resolve(observed: Observed, ctx: ResolveContext): Resolution {

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { engineProblem } from "../src/edge/node-engines.js";
 
 const root = join(import.meta.dirname, "..");
 
@@ -17,28 +18,6 @@ export function enginesRange(): string {
   const range = pkg.engines?.node;
   if (range === undefined) throw new Error("package.json has no engines.node");
   return range;
-}
-
-const parts = (version: string) => version.split(".").map(Number);
-
-/**
- * Why `version` (such as "24.21.0") is outside `range`, or undefined when it is
- * inside. Only the ">=X", ">=X.Y" and ">=X.Y.Z" ranges the project uses are
- * understood; any other range is refused rather than guessed.
- */
-export function engineProblem(range: string, version: string): string | undefined {
-  const m = /^>=\s*(\d+(?:\.\d+){0,2})$/.exec(range.trim());
-  if (m === null)
-    return `engines.node "${range}" is not a ">=X[.Y[.Z]]" range, which is all test/node-version.ts reads: extend it with the range`;
-  const want = parts(m[1] ?? "");
-  const have = parts(version);
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i] ?? 0;
-    const h = have[i] ?? 0;
-    if (h > w) return undefined;
-    if (h < w) return `Node.js ${version} is older than engines.node "${range}"`;
-  }
-  return undefined;
 }
 
 /** Throws unless this process and the `node` on PATH are one Node.js release that engines allows. */

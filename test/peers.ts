@@ -1,6 +1,5 @@
 // Where the real peers prepared by test/prepare-peers.sh live.
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 
 export interface Peers {
@@ -12,12 +11,15 @@ export interface Peers {
   node?: { binDir: string; pauseImage: string; images: Record<string, string> };
   /** The hook's own image (scripts/build-image.sh) and the stand-in base it was built on, as OCI archives. */
   hookImage?: { archive: string; base: string };
+  /** Prometheus's promtool and server, and promql-names (test/prometheus/build.sh). */
+  prometheusDir?: string;
 }
 
-const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
+/** This checkout's own record (the builds it names are shared through ~/.cache/llsd-hook). */
+const PEERS_FILE = join(import.meta.dirname, "..", ".cache", "peers.json");
 
 export function loadPeers(): Peers {
-  const file = join(cacheDir, "peers.json");
+  const file = PEERS_FILE;
   try {
     return JSON.parse(readFileSync(file, "utf8")) as Peers;
   } catch (cause) {

@@ -5,6 +5,8 @@
 #     source through the Go module proxy (test/k8s/build.sh; cold: ~25 min on 2 cores)
 #   - argocd-health, Argo CD's Lua health-check runner (test/argocd/build.sh; seconds)
 #   - helm 4 from the module proxy (test/helm/build.sh; cold: ~6 CPU-minutes)
+#   - Prometheus's promtool and server, and a PromQL parser of its module
+#     (test/prometheus/build.sh; cold: about 8 CPU-minutes, in the background)
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
 #   - one Python venv per supported Llama Stack release (test/llama-stack/venv.sh;
 #     cold: ~3 min each)
@@ -16,17 +18,33 @@
 #     on a stand-in of the Node.js base; cold: ~4 min), and that base
 # The Kubernetes build and the hook's image build run in the background while
 # the venvs and server images are prepared; the node is built after the former.
-# Writes the locations to ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/peers.json for the tests.
+# Writes the locations to .cache/peers.json in this checkout for its tests: the
+# builds are shared by every checkout through the cache, but which hook image
+# (built from this checkout's source) and which tools its tests run is its own.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
 mkdir -p "$CACHE"
+# One preparation at a time per cache: two runs building the same peer into the
+# same temporary directory spoil each other's build (seen: two suites started
+# together, one renamed the other's half-built control plane into place). The
+# second waits, then finds the first one's cache complete.
+exec 9>"$CACHE/.peers.lock"
+if ! flock -n 9; then
+  echo "[peers] another run is preparing the peers in $CACHE; waiting for it"
+  flock 9
+fi
+PEERS_FILE="$ROOT/.cache/peers.json"
+mkdir -p "$ROOT/.cache"
 START=$(date +%s)
 echo "[peers] preparing real peers (cache: $CACHE)"
 
 K8S_LOG="$CACHE/k8s-build.log"
 "$ROOT/test/k8s/build.sh" > "$CACHE/k8s-bin-dir" 2> >(tee "$K8S_LOG" >&2) &
 K8S_PID=$!
+PROMETHEUS_LOG="$CACHE/prometheus-build.log"
+"$ROOT/test/prometheus/build.sh" > "$CACHE/prometheus-dir" 2> "$PROMETHEUS_LOG" &
+PROMETHEUS_PID=$!
 IMAGE_LOG="$CACHE/hook-image-build.log"
 echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
 "$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
@@ -57,6 +75,12 @@ if ! wait "$K8S_PID"; then
   exit 1
 fi
 K8S_DIR=$(tail -n1 "$CACHE/k8s-bin-dir")
+if ! wait "$PROMETHEUS_PID"; then
+  tail -n 30 "$PROMETHEUS_LOG" >&2
+  echo "[peers] the Prometheus build failed; see $PROMETHEUS_LOG" >&2
+  exit 1
+fi
+PROMETHEUS_DIR=$(tail -n1 "$CACHE/prometheus-dir")
 NODE_DIR=$("$ROOT/test/node/build.sh")
 if ! wait "$IMAGE_PID"; then
   tail -n 30 "$IMAGE_LOG" >&2
@@ -79,9 +103,10 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
   echo "  \"helm\": \"$HELM\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
+  echo "  \"prometheusDir\": \"$PROMETHEUS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"
   echo "  \"hookImage\": {\"archive\": \"$HOOK_IMAGE\", \"base\": \"$HOOK_IMAGE_BASE\"},"
   echo "  \"llamaStackVenvs\": {$(IFS=,; echo "${VENVS[*]}")}"
   echo "}"
-} > "$CACHE/peers.json"
+} > "$PEERS_FILE"
 echo "[peers] ready in $(( $(date +%s) - START ))s"

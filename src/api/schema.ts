@@ -20,6 +20,7 @@ import { Storage } from "./storage.js";
 import { Trust } from "./trust.js";
 import { Workload } from "./workload.js";
 import { Status } from "./status.js";
+import { DNS1035_LABEL } from "./names.js";
 
 export const GROUP = "llamastack.io";
 export const VERSION = "v1alpha2";
@@ -168,12 +169,18 @@ export const LlamaStackDistribution = withRules(
   [
     rule<{ metadata: { name: string } }>({
       id: "name-fits-children",
-      cel: `self.metadata.name.size() <= ${MAX_NAME_LENGTH} && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
-      message: `metadata.name: must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter) of at most ${MAX_NAME_LENGTH} characters, so that the Service <name>-service fits; choose a shorter name`,
+      cel: `self.metadata.name.size() <= ${MAX_NAME_LENGTH}`,
+      message: `metadata.name: is longer than ${MAX_NAME_LENGTH} characters, and the Service <name>-service must fit in the 63 of a DNS-1035 label; choose a shorter name`,
       fieldPath: ".metadata.name",
-      check: (o) =>
-        o.metadata.name.length <= MAX_NAME_LENGTH &&
-        /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(o.metadata.name),
+      check: (o) => o.metadata.name.length <= MAX_NAME_LENGTH,
+    }),
+    rule<{ metadata: { name: string } }>({
+      id: "name-is-dns-1035-label",
+      cel: `self.metadata.name.matches('${DNS1035_LABEL.source}')`,
+      message:
+        "metadata.name: must be a DNS-1035 label, as the Service <name>-service is: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit (no upper case, '_' or '.'); rename it, e.g. llama-1 for Llama_1 or 1-llama",
+      fieldPath: ".metadata.name",
+      check: (o) => DNS1035_LABEL.test(o.metadata.name),
     }),
   ],
 );

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { WARNING_REASONS, type WarningReason } from "../reasons.js";
 
 /** The conditions every status has (Reconciling and Stalled only while True). */
-const CHECK_CONDITIONS = [
+export const CHECK_CONDITIONS = [
   "ValidationSucceeded",
   "SecretsResolved",
   "ConfigGenerated",
@@ -26,7 +26,7 @@ export const MAX_CONDITIONS = 32;
 /** The most conditions one status can hold today. */
 export const CONDITION_TYPE_COUNT = CHECK_CONDITIONS.length - 1 + WARNING_REASONS.length;
 
-const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
+export const PHASES = ["Pending", "Initializing", "Ready", "Failed"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const Condition = z

@@ -86,11 +86,11 @@ function objectsInFile(docs: readonly unknown[], namespace: string): KubeObject[
   });
 }
 
-/** A file render cannot use; the message is one `where: what` line per problem. */
+/** A file the CLI (render, request) cannot use; the message is one `where: what` line per problem. */
 export class RenderError extends Error {}
 
 /** Every document, strictly: duplicate keys, tabs and syntax errors stop with line and column. */
-function parseStrictly(text: string, source: string): unknown[] {
+export function parseStrictly(text: string, source: string): unknown[] {
   // Within the bounds every user's YAML gets, before yaml builds a tree.
   const scanned = scanYaml(text);
   if (scanned !== undefined) throw new RenderError(`${source}: the file ${scanned.detail}`);
@@ -127,8 +127,19 @@ export interface RenderRequest {
   fromFile: string[];
 }
 
+/** How a file is read as a resource: in which namespace, and for which command (named in errors). */
+export interface RequestOptions {
+  /** kubectl's --namespace: the namespace of a resource whose metadata names none (else "default"). */
+  namespace?: string | undefined;
+  command?: "render" | "request";
+}
+
 /** The file's LlamaStackDistribution as Metacontroller would send it, its references assumed to exist. */
-export function requestOf(text: string, source: string): RenderRequest {
+export function requestOf(
+  text: string,
+  source: string,
+  options: RequestOptions = {},
+): RenderRequest {
   const docs = parseStrictly(text, source);
   const crs = docs.filter((d) => (d as { kind?: string } | null)?.kind === KIND) as Record<
     string,
@@ -137,7 +148,7 @@ export function requestOf(text: string, source: string): RenderRequest {
   if (crs.length > 1) {
     const names = crs.map((c) => String((c["metadata"] as { name?: unknown } | undefined)?.name));
     throw new RenderError(
-      `${source}: ${crs.length} documents of kind ${KIND} (${names.join(", ")}); render takes one: put each in a file of its own`,
+      `${source}: ${crs.length} documents of kind ${KIND} (${names.join(", ")}); ${options.command ?? "render"} takes one: put each in a file of its own`,
     );
   }
   const found = crs[0];
@@ -147,7 +158,7 @@ export function requestOf(text: string, source: string): RenderRequest {
     );
   const converted = found["apiVersion"] === V1ALPHA1_API_VERSION;
   const cr = converted ? fromV1alpha1(found, source) : found;
-  const metadata = { namespace: "default", ...((cr["metadata"] ?? {}) as Record<string, unknown>) };
+  const metadata = metadataOf(cr, source, options.namespace);
   const parsedSpec = LlamaStackDistributionSpec.safeParse(cr["spec"]);
   const refs = parsedSpec.success
     ? collectReferences(parsedSpec.data, specBindings(parsedSpec.data))
@@ -177,11 +188,28 @@ export function requestOf(text: string, source: string): RenderRequest {
   const parsed = SyncRequest.safeParse(input);
   if (!parsed.success)
     throw new RenderError(
-      problemsFromZod(parsed.error, input)
+      problemsFromZod(parsed.error, input, SyncRequest)
         .map((p) => `${source}: ${formatProblem({ ...p, path: p.path.replace(/^parent\./, "") })}`)
         .join("\n"),
     );
   return { request: parsed.data, refs: assumed, namespace, converted, fromFile: [...given] };
+}
+
+/** The resource's metadata, its namespace defaulted as kubectl does: `namespace` (--namespace), else "default". */
+function metadataOf(
+  cr: Record<string, unknown>,
+  source: string,
+  namespace: string | undefined,
+): Record<string, unknown> {
+  const metadata = {
+    namespace: namespace ?? "default",
+    ...((cr["metadata"] ?? {}) as Record<string, unknown>),
+  };
+  if (namespace !== undefined && metadata.namespace !== namespace)
+    throw new RenderError(
+      `${source}: metadata.namespace: ${String(metadata.namespace)} differs from --namespace ${namespace}; give one of them, or the same in both (as kubectl requires)`,
+    );
+  return metadata;
 }
 
 /** A v1alpha1 object as the conversion webhook turns it into v1alpha2, or why it cannot be. */

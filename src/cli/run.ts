@@ -1,24 +1,40 @@
-// The CLI's one command, shared by its two ways of starting: dist/cli/main.js
+// The CLI's commands, shared by its two ways of starting: dist/cli/main.js
 // (loads the catalog it needs) and the startup snapshot (src/cli/snapshot.ts,
-// catalog already parsed). Reads the file, prints the result, returns the exit
-// code; never throws.
+// catalog already parsed; bin/llsd-hook starts it for render only). Reads the
+// files, prints the result, returns the exit code; never throws.
 import { writeSync } from "node:fs";
 import { readBounded } from "../edge/read-bounded.js";
 import { YAML_BOUNDS } from "../config/bounded-yaml.js";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
+import { parseArgs } from "node:util";
 import { render, RenderError } from "./render.js";
+import { hookRequest } from "./request.js";
 
 const USAGE = `usage: llsd-hook render <cr.yaml|->
+       llsd-hook request <cr.yaml|-> [--observed <answer.json>] [--namespace <ns>]
+                         [--customize] [--controller <compositecontroller.yaml>]
        llsd-hook --version
 
-Prints the children the hook would create for a LlamaStackDistribution as
+render prints the children the hook would create for a LlamaStackDistribution as
 multi-document YAML on stdout, and the status it would report on stderr.
 Secrets and ConfigMaps in the file are used as they are (their values are never
 printed); others the resource refers to are assumed to exist. Each warning is a
 "warning: <reason>: <field>: <what; fix>" line on stderr, each problem an
 "error: <field>: <what; fix>" line. Exit code 1 when the status phase is Failed
-(warnings alone give 0), 2 when the file cannot be used.`;
+(warnings alone give 0), 2 when the file cannot be used.
+
+request prints the JSON request Metacontroller would send to the hook's /sync
+for the resource (with --customize, to /customize), to POST to a running hook:
+  bin/llsd-hook request examples/minimal.yaml |
+    curl -s localhost:8080/sync -H 'content-type: application/json' -d @-
+The related Secrets and ConfigMaps are the file's that the spec names (a
+Secret's values as the file has them), the others assumed to exist with empty
+values; notes on stderr say which. --observed sends the children of a body /sync
+answered as Metacontroller applied them, and its status as the parent's, for
+the next sync. --namespace is kubectl's; --controller reads another
+CompositeController than metacontroller/compositecontroller.yaml. Exit code 2
+when a file cannot be used.`;
 
 const HELP = new Set(["--help", "-h", "help"]);
 
@@ -48,10 +64,15 @@ function write(fd: 1 | 2, text: string): void {
   }
 }
 
-/** The file's text, read no further than the YAML bound (src/edge/read-bounded.ts): a regular file, or stdin (`-`). */
-function readInput(file: string): string {
-  const max = YAML_BOUNDS.maxBytes;
-  const read = readBounded(file, max);
+/** A file's text, read no further than `max` bytes (src/edge/read-bounded.ts): a regular file, or stdin (`-`). */
+function readInput(file: string, max: number = YAML_BOUNDS.maxBytes): string {
+  let read;
+  try {
+    read = readBounded(file, max);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    throw new RenderError(`${file}: no such file; check the path`, { cause: err });
+  }
   if (read.ok) return read.text;
   throw new RenderError(
     read.why === "too large"
@@ -60,15 +81,68 @@ function readInput(file: string): string {
   );
 }
 
+/**
+ * The most of an --observed answer read: the hook's own request body limit
+ * (BODY_LIMIT_MIB's default), which the request built from it must fit anyway.
+ */
+const ANSWER_MAX_BYTES = 4 * 2 ** 20;
+
 /** What the CLI reads besides the file: the catalog, and the package's version. */
 export interface CliSources {
   catalogOf: () => Catalog;
   versionOf: () => string;
+  /** metacontroller/compositecontroller.yaml of the package: request's default --controller. */
+  controllerFile: () => string;
 }
 
-function run(argv: readonly string[], { catalogOf, versionOf }: CliSources): number {
+/** `request <file> [options]`: the request JSON on stdout, notes on stderr. */
+function runRequest(args: readonly string[], controllerFile: () => string): number {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      observed: { type: "string" },
+      namespace: { type: "string", short: "n" },
+      customize: { type: "boolean" },
+      controller: { type: "string" },
+    },
+  });
+  const [file, ...extra] = positionals;
+  if (file === undefined || extra.length > 0) {
+    write(2, `${USAGE}\n`);
+    return 2;
+  }
+  if (file === "-" && values.observed === "-")
+    throw new RenderError(
+      "request: the resource and --observed cannot both be stdin (-); give one as a file",
+    );
+  const controller = values.controller ?? controllerFile();
+  const out = hookRequest(
+    { text: readInput(file), source: file },
+    { text: readInput(controller), source: controller },
+    {
+      namespace: values.namespace,
+      customize: values.customize,
+      observed:
+        values.observed === undefined
+          ? undefined
+          : { text: readInput(values.observed, ANSWER_MAX_BYTES), source: values.observed },
+    },
+  );
+  for (const note of out.notes) write(2, `${note}\n`);
+  write(1, out.json);
+  return 0;
+}
+
+function run(
+  argv: readonly string[],
+  { catalogOf, versionOf, controllerFile }: CliSources,
+): number {
   const [command, file] = argv;
-  if (HELP.has(command ?? "") || (command === "render" && HELP.has(file ?? ""))) {
+  if (
+    HELP.has(command ?? "") ||
+    ((command === "render" || command === "request") && HELP.has(file ?? ""))
+  ) {
     write(1, `${USAGE}\n`);
     return 0;
   }
@@ -76,6 +150,7 @@ function run(argv: readonly string[], { catalogOf, versionOf }: CliSources): num
     write(1, `${versionOf()}\n`);
     return 0;
   }
+  if (command === "request") return runRequest(argv.slice(1), controllerFile);
   if (command !== "render" || file === undefined) {
     write(2, `${USAGE}\n`);
     return 2;

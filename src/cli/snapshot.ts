@@ -38,6 +38,17 @@ const readCatalog = () =>
 const readVersion = () =>
   packageVersion(join(catalogDir(process.execArgv), "..", "..", "..", "package.json"));
 
+/** request's CompositeController, beside that package.json (bin/llsd-hook starts the blob for render only). */
+const controllerFile = () =>
+  join(
+    catalogDir(process.execArgv),
+    "..",
+    "..",
+    "..",
+    "metacontroller",
+    "compositecontroller.yaml",
+  );
+
 for (const text of WARM_UPS)
   render(text, "warm-up.yaml", { catalog: readCatalog(), generate: generateConfig }, new Date(0));
 
@@ -46,5 +57,6 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
   process.exitCode = runCli(process.argv.slice(1), {
     catalogOf: readCatalog,
     versionOf: readVersion,
+    controllerFile,
   });
 });

@@ -73,6 +73,13 @@ function removeApis(
   }
 }
 
+/** Every provider id of the config, in every API: what spec.disabledProviders may name. */
+function providerIds(config: StackConfig): string[] {
+  return LLAMA_APIS.flatMap((api) =>
+    (config.providers[api] ?? []).flatMap((entry) => effectiveId(entry.provider_id) ?? []),
+  );
+}
+
 /** Takes the base providers spec.disabledProviders names out of `providers`, in every API. */
 function removeProviders(
   config: StackConfig,
@@ -101,7 +108,12 @@ function removeProviders(
         warning(
           Reason.NothingToDisable,
           by,
-          msg.notInBaseProvider(id, input.distribution, config.dialect.release),
+          msg.notInBaseProvider(
+            id,
+            input.distribution,
+            config.dialect.release,
+            providerIds(config),
+          ),
         ),
       );
   }

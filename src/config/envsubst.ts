@@ -21,6 +21,13 @@ export function placeholdersIn(text: string): Placeholder[] {
   }));
 }
 
+/** `text` with each placeholder replaced by what `value` makes of it. */
+export function substitute(text: string, value: (p: Placeholder) => string): string {
+  return text.replace(PLACEHOLDER, (_match, name: string, op?: string, argument?: string) =>
+    value({ name, operator: op === "=" || op === "+" ? op : "", argument: argument ?? "" }),
+  );
+}
+
 export function hasPlaceholder(text: string): boolean {
   return placeholdersIn(text).length > 0;
 }

@@ -35,6 +35,7 @@ import { withResources } from "./resources.js";
 import { RUNTIME_ENV_NAMES, TRUST } from "../container.js";
 import { findCollisions, secretEnvOf, type SecretBinding } from "./secrets.js";
 import { checkStartupEnv } from "./startup.js";
+import { checkEndpoints } from "./endpoints.js";
 import { withServer } from "./server-section.js";
 import { checkConfigSize } from "../api/budget.js";
 import { customBaseOf, type CustomBase } from "./base-config.js";
@@ -145,6 +146,8 @@ function buildConfig(input: GenerateInput, base: StackConfig): Built {
     ...input.userEnvNames,
     ...(spec.trust === undefined ? [] : [TRUST.env]),
   ]);
+
+  problems.push(...checkEndpoints(declared.declared, removal.config, containerEnv));
 
   let config = storage.config;
   if (declared.problems.length === 0) {

@@ -6,7 +6,7 @@
 // mapping back will make of the result — so converting back gives the original
 // again, deep-equal. docs/conversion.md has the field table.
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
-import { KIND } from "../api/schema.js";
+import { KIND, LlamaStackDistributionSpec } from "../api/schema.js";
 import { formatPath, isObject, orderKeys, own, type JsonObject } from "../lib/json.js";
 import { largestParts } from "../api/budget.js";
 import { msg } from "../messages.js";
@@ -93,6 +93,10 @@ function invalid<T = JsonObject>(path: string, detail: string): Result<T, Proble
 function convert(input: unknown, dir: Direction): Result<JsonObject, Problem> {
   const checked = checkObject(input, dir.from);
   if (!checked.ok) return checked;
+  if (dir === UP) {
+    const written = v1alpha2Fields(checked.value);
+    if (written.length > 0) return invalid("apiVersion", msg.v1alpha2SpecUnderV1alpha1(written));
+  }
   const taken = takeRestore(checked.value, dir.incoming);
   if (!taken.ok) return taken;
   const core = taken.value.core;
@@ -147,6 +151,17 @@ function checkObject(input: unknown, apiVersion: string): Result<JsonObject, Pro
       msg.convertWrongType("an object", describe(annotations), apiVersion),
     );
   return { ok: true, value: input, warnings: [] };
+}
+
+/**
+ * The v1alpha2 spec fields of a v1alpha1 object that has no spec.server: a
+ * v1alpha2 spec under the wrong apiVersion, which v1alpha1 can only keep aside.
+ */
+function v1alpha2Fields(obj: JsonObject): string[] {
+  const spec = own(obj, "spec");
+  if (!isObject(spec) || own(spec, "server") !== undefined) return [];
+  const fields = Object.keys(LlamaStackDistributionSpec.shape);
+  return Object.keys(spec).filter((k) => fields.includes(k));
 }
 
 /** A short, safe rendering of an apiVersion or kind that is not the expected one. */

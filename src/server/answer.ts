@@ -35,10 +35,10 @@ export const READABLE_CHARSETS: ReadonlySet<string> = new Set([
   "utf-16be",
 ]);
 
-/** What a /sync answer's status says, for the outcome metrics. */
-interface StatusSummary {
-  phase?: Phase;
-  conditions: { type: string; reason: string }[];
+/** What a /sync answer's status says, for the outcome and per-parent metrics (./metrics.ts, ./condition-metrics.ts). */
+export interface StatusSummary {
+  phase?: Phase | undefined;
+  conditions?: readonly { type: string; status: string; reason: string }[] | undefined;
 }
 
 /** The answer to one request: what the main thread sends, logs and counts. */
@@ -60,6 +60,7 @@ export interface Answer {
   fault?: { note: string; message: string; stack?: string };
 }
 
+/** A parent's namespace and name, as the request wrote them. */
 export interface Parent {
   namespace: string;
   name: string;
@@ -72,7 +73,16 @@ export function json(status: number, value: unknown, log: Record<string, unknown
   return { status, body: encoder.encode(JSON.stringify(value)), log };
 }
 
-/** An error answer in the route's own shape (a Failure ConversionReview for /convert). */
+/**
+ * An error's body in the route's own shape: a Failure ConversionReview for
+ * /convert, the shape the API server reads; `{ error }` for the others and
+ * for a path that is no route.
+ */
+export function errorBody(route: Route | undefined, error: string): unknown {
+  return route === "convert" ? conversionFailure("", error) : { error };
+}
+
+/** An error answer in the route's own shape. */
 export function errorAnswer(route: Route, status: number, error: string): Answer {
-  return json(status, route === "convert" ? conversionFailure("", error) : { error });
+  return json(status, errorBody(route, error));
 }

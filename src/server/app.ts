@@ -1,6 +1,6 @@
 // The HTTP edge: express routes around the pure core. Receives request bodies
 // (within the body budget and limit), passes them with the clock to the worker
-// pool (./pool.ts), which reads, checks and answers them off this thread (400
+// pool (./pool/), which reads, checks and answers them off this thread (400
 // with the JSON path of the problem), logs one structured line per request
 // (never a body), and never returns a stack. A steady parent's repeated request
 // is answered here from a cache of whole responses, without a worker
@@ -11,26 +11,20 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { Logger } from "pino";
 import type { Catalog } from "../config/catalog.js";
 import { own } from "../lib/json.js";
-import { conversionFailure } from "../convert/failure.js";
 import { isoSeconds } from "../edge/clock.js";
+import { serverMsg } from "../server-messages.js";
 import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
 import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
-import { READABLE_CHARSETS, type Answer, type Route } from "./answer.js";
+import { errorBody, READABLE_CHARSETS, type Answer, type Parent, type Route } from "./answer.js";
+import { viewOf } from "./condition-metrics.js";
 import {
   createMetrics,
   outcomeOf,
   outcomeOfStatusCode,
   type HookMetrics,
   type OutcomeLabels,
-  type Parent,
 } from "./metrics.js";
-import {
-  DEFAULT_POOL_LIMITS,
-  sharedPool,
-  type Pool,
-  type PoolEvents,
-  type PoolLimits,
-} from "./pool.js";
+import type { Pool, PoolEvents } from "./pool/index.js";
 import { keepResponse, requestKey, type CachedResponse } from "./responses.js";
 
 /**
@@ -47,12 +41,20 @@ export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
  */
 export const CACHE_BYTES = 48 * 1024 * 1024;
 
+/** The generated configs' half of the caches' bytes: what the pool is made with (createPool's cacheBytes). */
+export function generationCacheBytes(cacheBytes: number): number {
+  return cacheBytes / 2;
+}
+
 export interface AppOptions {
+  /** The worker pool that reads and answers the requests the response cache cannot (createPool). */
+  pool: Pool;
+  /** The catalog the pool was made with (/readyz names its releases). */
   catalog: Catalog;
   logger: Logger;
   /** The clock; injectable for tests. */
   now?: () => Date;
-  /** Bytes the caches may hold together (default CACHE_BYTES). */
+  /** Bytes the caches may hold together (default CACHE_BYTES): the response cache takes half, the pool's the rest. */
   cacheBytes?: number;
   /** Whether whole sync responses are cached (default true; the bench compares without). */
   cacheResponses?: boolean;
@@ -60,8 +62,6 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Request-body bytes held at once across all requests (default BODY_BUDGET_BYTES); at least bodyLimitBytes. */
   bodyBudgetBytes?: number;
-  /** Metacontroller's server-side apply field manager (default "metacontroller"). */
-  fieldManager?: string;
   /**
    * When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16).
    * /convert never does: the API server sends no token to a conversion webhook.
@@ -69,8 +69,6 @@ export interface AppOptions {
   bearerToken?: string;
   /** Where the app records its metrics (default: a registry of its own); served by createMetricsApp. */
   metrics?: HookMetrics;
-  /** The worker pool's limits (default DEFAULT_POOL_LIMITS); its workers start on the first request. */
-  pool?: PoolLimits;
 }
 
 /** What the metrics learn of one request, kept in res.locals until it finishes. */
@@ -103,16 +101,6 @@ function record(metrics: HookMetrics, req: Request, res: Response, seconds: numb
     metrics.countSync(m.outcome ?? outcomeOfStatusCode(res.statusCode), m.parent);
 }
 
-/** Fixed texts for body-parser's errors (its own messages may quote the request). */
-const bodyErrors: Readonly<Record<string, string>> = {
-  "charset.unsupported": "unsupported charset: send the body as JSON in UTF-8",
-  "encoding.unsupported":
-    "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
-  zlib: "the compressed body could not be decompressed; check its Content-Encoding",
-  "request.aborted": "the request was aborted before its body was complete",
-  "request.size.invalid": "the request body does not match its Content-Length",
-};
-
 /** Error codes of Node's zlib (Z_DATA_ERROR, …) and brotli decoders (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
 const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
 
@@ -144,14 +132,13 @@ function logRequests(logger: Logger, metrics: HookMetrics): Handler {
   };
 }
 
-/** The error body of `req`'s route: a Failure ConversionReview for /convert. */
-function errorBody(req: Request, error: string): unknown {
-  return req.path === "/convert" ? conversionFailure("", error) : { error };
-}
+/** The error body of `req`'s path, whatever its method: a Failure ConversionReview for /convert. */
+const errorBodyOf = (req: Request, error: string): unknown =>
+  errorBody(own(ROUTES, req.path), error);
 
 const requireJson: Handler = (req, res, next) => {
   if (!req.is("application/json")) {
-    res.status(415).json(errorBody(req, "content-type must be application/json"));
+    res.status(415).json(errorBodyOf(req, serverMsg.notJson));
     return;
   }
   next();
@@ -166,7 +153,7 @@ function charsetOf(req: Request): string {
 /** Refuses a charset the workers do not read before a byte of the body is (body-parser's rule for JSON). */
 const requireCharset: Handler = (req, res, next) => {
   if (!READABLE_CHARSETS.has(charsetOf(req))) {
-    res.status(415).json(errorBody(req, bodyErrors["charset.unsupported"] ?? ""));
+    res.status(415).json(errorBodyOf(req, serverMsg.unsupportedCharset));
     return;
   }
   next();
@@ -178,7 +165,7 @@ function authorizer(token: string | undefined): Handler {
     if (expected === undefined) return next();
     const got = Buffer.from(req.get("authorization") ?? "");
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      res.status(401).json({ error: "missing or wrong bearer token" });
+      res.status(401).json({ error: serverMsg.badToken });
       return;
     }
     next();
@@ -207,16 +194,16 @@ function bodyReader(bodyLimit: number, metrics: HookMetrics) {
 interface PoolDeps {
   now: () => Date;
   pool: Pool;
-  limits: PoolLimits;
   metrics: HookMetrics;
   logger: Logger;
   responses: CacheTier<CachedResponse> | undefined;
   requestKeys: WeakMap<IncomingMessage, string>;
 }
 
-function answerFromCache(res: Response, cached: CachedResponse): void {
+function answerFromCache(deps: PoolDeps, res: Response, cached: CachedResponse): void {
   res.locals["log"] = { ...cached.log, cached: true };
   Object.assign(measured(res), { outcome: cached.outcome, parent: cached.parent, cached: true });
+  if (cached.view !== undefined) deps.metrics.recordParent(cached.parent, cached.view, deps.now());
   sendJson(res, 200, cached.body);
 }
 
@@ -240,13 +227,17 @@ function sendAnswer(
     if (answer.parent !== undefined) m.parent = answer.parent;
     if (answer.summary !== undefined) {
       const outcome = outcomeOf(answer.summary);
+      const view = viewOf(answer.summary);
       m.outcome = outcome;
+      if (answer.parent !== undefined && view !== undefined)
+        deps.metrics.recordParent(answer.parent, view, deps.now());
       if (answer.timeless === true && key !== undefined && deps.responses !== undefined)
         keepResponse(deps.responses, key, {
           body,
           log: answer.log,
           outcome,
           parent: answer.parent ?? { namespace: "", name: "" },
+          view,
         });
     }
   }
@@ -256,7 +247,8 @@ function sendAnswer(
 
 /** What the app counts and logs of a request the pool could not answer in time. */
 function poolEvents(deps: PoolDeps, route: Route): PoolEvents {
-  const { metrics, logger, limits } = deps;
+  const { metrics, logger } = deps;
+  const { limits } = deps.pool;
   return {
     timeout: (parent) => {
       metrics.countWorkerTimeout(route);
@@ -282,7 +274,7 @@ function poolHandler(route: Route, deps: PoolDeps): Handler {
     const key = deps.requestKeys.get(req);
     if (route === "sync" && key !== undefined && deps.responses !== undefined) {
       const cached = deps.responses.get(key);
-      if (cached !== undefined) return answerFromCache(res, cached);
+      if (cached !== undefined) return answerFromCache(deps, res, cached);
     }
     const body = req.body as Buffer | undefined;
     deps.pool
@@ -314,17 +306,14 @@ function clientError(
   bodyLimit: number,
 ): { status: number; error: string } | undefined {
   if (e.type === "entity.too.large")
-    return {
-      status: 413,
-      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
-    };
+    return { status: 413, error: serverMsg.bodyTooLarge(bodyLimit) };
   const known =
-    own(bodyErrors, e.type ?? "") ??
-    (DECOMPRESSION_ERROR.test(e.code ?? "") ? bodyErrors["zlib"] : undefined);
+    own(serverMsg.bodyErrors, e.type ?? "") ??
+    (DECOMPRESSION_ERROR.test(e.code ?? "") ? serverMsg.undecodable : undefined);
   if (known !== undefined)
     return { status: typeof e.status === "number" ? e.status : 400, error: known };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500)
-    return { status: e.status, error: "bad request" };
+    return { status: e.status, error: serverMsg.badRequest };
   return undefined;
 }
 
@@ -340,36 +329,13 @@ function handleErrors(logger: Logger, bodyLimit: number) {
     const known = clientError(e, bodyLimit);
     if (known === undefined)
       logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
-    const { status, error } = known ?? {
-      status: 500,
-      error: "internal error in llsd-hook; see the hook's log",
-    };
-    res.status(status).json(errorBody(req, error));
+    const { status, error } = known ?? { status: 500, error: serverMsg.internalError };
+    res.status(status).json(errorBodyOf(req, error));
   };
 }
 
-/** The pool each app answers with (for tests and the bench: warm it up, close it). */
-const pools = new WeakMap<express.Express, Pool>();
-
-/** The worker pool of an app made by createApp. */
-export function poolOf(app: express.Express): Pool {
-  const pool = pools.get(app);
-  if (pool === undefined) throw new Error("not an app made by createApp");
-  return pool;
-}
-
-/** The app's worker pool, its figures watched by the metrics with the response cache's. */
-function poolFor(options: AppOptions, metrics: HookMetrics, cache: ByteCache): Pool {
-  const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
-  const limits = options.pool ?? DEFAULT_POOL_LIMITS;
-  const pool = sharedPool({
-    catalog: options.catalog,
-    limits,
-    // Half the caches' bytes for generated configs, shared out among the workers.
-    cacheBytes: cacheBytes / 2 / limits.workers,
-    ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
-  });
-  // The response tier here, the generation tiers in the workers: one set of figures.
+/** The caches' and the pool's figures for the metrics: the response tier here, the generation tiers in the workers. */
+function watch(metrics: HookMetrics, pool: Pool, cache: ByteCache, cacheBytes: number): void {
   metrics.watchCache(
     {
       tierStats: (): Record<string, TierStats> => ({
@@ -379,34 +345,28 @@ function poolFor(options: AppOptions, metrics: HookMetrics, cache: ByteCache): P
     },
     cacheBytes,
   );
-  metrics.watchPool(() => pool.stats(), limits.workers);
-  return pool;
+  metrics.watchPool(() => pool.stats(), pool.limits.workers);
 }
 
 export function createApp(options: AppOptions): express.Express {
-  const { catalog, logger } = options;
+  const { catalog, logger, pool } = options;
   const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
-  const limits = options.pool ?? DEFAULT_POOL_LIMITS;
-  const cache = byteCache(cacheBytes / 2);
+  const cache = byteCache(cacheBytes - generationCacheBytes(cacheBytes));
   const metrics = options.metrics ?? createMetrics();
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
   const budgetBytes = options.bodyBudgetBytes ?? BODY_BUDGET_BYTES;
-  if (budgetBytes < bodyLimit)
-    throw new Error(
-      `BODY_BUDGET_MIB (${+(budgetBytes / 2 ** 20).toFixed(2)}) must be at least BODY_LIMIT_MIB (${+(bodyLimit / 2 ** 20).toFixed(2)}): a body at the limit would never fit`,
-    );
-  const pool = poolFor(options, metrics, cache);
+  if (budgetBytes < bodyLimit) throw new Error(serverMsg.budgetBelowLimit(budgetBytes, bodyLimit));
+  watch(metrics, pool, cache, cacheBytes);
   const reader = bodyReader(bodyLimit, metrics);
   const authorize = authorizer(options.bearerToken);
   const app = express();
-  pools.set(app, pool);
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(logRequests(logger, metrics));
   app.use(
     bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
       metrics.countBudgetRefusal(routeOf(req) ?? "other");
-      res.status(503).json(errorBody(req, error));
+      res.status(503).json(errorBodyOf(req, error));
     }),
   );
   app.get("/healthz", (_req, res) => {
@@ -418,7 +378,6 @@ export function createApp(options: AppOptions): express.Express {
   const deps: PoolDeps = {
     now: options.now ?? (() => new Date()),
     pool,
-    limits,
     metrics,
     logger,
     responses:
@@ -431,10 +390,7 @@ export function createApp(options: AppOptions): express.Express {
   // No authorize: the API server calls conversion webhooks without a token (docs/operations/v1alpha1.md).
   app.post("/convert", ...read, poolHandler("convert", deps));
   app.use((_req, res) => {
-    res.status(404).json({
-      error:
-        "not found: the hook serves POST /sync, POST /customize, POST /convert, GET /healthz and GET /readyz",
-    });
+    res.status(404).json({ error: serverMsg.notFound });
   });
   app.use(handleErrors(logger, bodyLimit));
   return app;

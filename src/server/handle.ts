@@ -16,6 +16,7 @@ import { convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
 import { formatPath, isObject, own, scanJson } from "../lib/json.js";
 import { sync, type SyncContext } from "../sync.js";
+import { serverMsg } from "../server-messages.js";
 import { dependsOnNow } from "./responses.js";
 import {
   CONVERT_TENANT,
@@ -96,11 +97,7 @@ function decode(body: Uint8Array, charset: string): string {
 }
 
 const tooManyValues = (route: Route): Answer =>
-  errorAnswer(
-    route,
-    413,
-    `request body of more than ${MAX_JSON_VALUES} JSON values, the most llsd-hook reads (a real hook request has far fewer); see docs/operations/hook-server.md`,
-  );
+  errorAnswer(route, 413, serverMsg.tooManyValues(MAX_JSON_VALUES));
 
 /** The body's JSON value, or the answer to a body that is not JSON. */
 function parseBody(route: Route, text: string): { value: unknown } | { answer: Answer } {
@@ -111,8 +108,7 @@ function parseBody(route: Route, text: string): { value: unknown } | { answer: A
   } catch (err) {
     // JSON.parse's message can quote the body (which may hold Secret data): only the position goes out.
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    const error = `invalid JSON body${at === undefined ? "" : ` at position ${at}`}`;
-    return { answer: errorAnswer(route, 400, error) };
+    return { answer: errorAnswer(route, 400, serverMsg.invalidJson(at)) };
   }
 }
 
@@ -154,15 +150,10 @@ export function read(route: Route, text: string | undefined): Read {
     if ("answer" in parsed) return { ok: false, answer: parsed.answer };
     value = parsed.value;
   }
-  if (route !== "convert" && !isObject(value))
-    return {
-      ok: false,
-      answer: errorAnswer(
-        route,
-        400,
-        `the request body must be a JSON object (a Metacontroller hook request), not ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
-      ),
-    };
+  if (route !== "convert" && !isObject(value)) {
+    const found = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    return { ok: false, answer: errorAnswer(route, 400, serverMsg.notAnObject(found)) };
+  }
   const parent = route === "convert" ? undefined : parentOf(value);
   return { ok: true, value, tenant: tenantOf(route, parent), parent };
 }
@@ -173,7 +164,7 @@ function badRequest(error: z.ZodError): Answer {
     .map((i) => ({ path: formatPath(["$", ...i.path]), message: i.message }));
   const first = issues[0];
   return json(400, {
-    error: `invalid hook request: ${first?.path ?? "$"}: ${first?.message ?? "invalid"}`,
+    error: serverMsg.invalidHookRequest(first?.path ?? "$", first?.message ?? "invalid"),
     issues,
   });
 }
@@ -198,7 +189,11 @@ function answerSync(value: unknown, at: string, ctx: HandleContext): Answer {
     log: { ...log, phase: status.phase, children: children.length },
     summary: {
       ...(status.phase === undefined ? {} : { phase: status.phase }),
-      conditions: (status.conditions ?? []).map((c) => ({ type: c.type, reason: c.reason })),
+      conditions: (status.conditions ?? []).map((c) => ({
+        type: c.type,
+        status: c.status,
+        reason: c.reason,
+      })),
     },
     // An answer that does not contain the text of `now` is the answer at any time (ADR 0008).
     timeless: !dependsOnNow(text, at),
@@ -247,7 +242,7 @@ function answerConvert(value: unknown): Answer {
 export function internalError(route: Route, err: unknown): Answer {
   const e = err as Error | undefined;
   return {
-    ...errorAnswer(route, 500, "internal error in llsd-hook; see the hook's log"),
+    ...errorAnswer(route, 500, serverMsg.internalError),
     fault: {
       note: "internal error",
       message: String(e?.message),

@@ -3,14 +3,17 @@
 // NetworkPolicy can let Prometheus scrape without letting it call /sync.
 // One Registry per app, never prom-client's global one. No label takes a value
 // from a request: the outcome and reason come from fixed sets (an unknown
-// reason counts as "other"); the parent's namespace and name are labels only
-// when the operator opts in (METRICS_PARENT_LABELS), one series per parent.
-import { DNS1123_SUBDOMAIN } from "../api/names.js";
+// reason counts as "other"); the parent's namespace and name are labels of the
+// per-parent series (./condition-metrics.ts; METRICS_PARENTS_MAX, 0 turns them
+// off), and of the sync outcomes only when the operator opts in
+// (METRICS_PARENT_LABELS), each only when Kubernetes would accept it (./labels.ts).
 import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Condition, Phase } from "../api/status.js";
-import { ALL_REASONS, ConditionReason } from "../reasons.js";
-import type { RefusalReason, Route } from "./answer.js";
+import { ConditionReason } from "../reasons.js";
+import { serverMsg } from "../server-messages.js";
+import type { Parent, RefusalReason, Route, StatusSummary } from "./answer.js";
+import { DEFAULT_PARENTS_MAX, parentMetrics, type ParentView } from "./condition-metrics.js";
+import { boundedReason, isNamespaceName, isObjectName } from "./labels.js";
 import type { TierStats } from "./memo.js";
 
 /** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
@@ -29,7 +32,7 @@ const Outcome = {
   InvalidRequest: "invalid_request",
   /** A 500. */
   Error: "error",
-  /** A 503: not answered in time or within memory (docs/adr/0011), or no room in the body budget. */
+  /** A 503: not answered in time or within memory (docs/adr/0017), or no room in the body budget. */
   Unavailable: "unavailable",
 } as const;
 type Outcome = (typeof Outcome)[keyof typeof Outcome];
@@ -40,23 +43,8 @@ export interface OutcomeLabels {
   reason: string;
 }
 
-/** The reason label for anything outside the fixed sets. */
-const OTHER_REASON = "other";
 /** The reason label of outcomes that have none (conflict, invalid_request, error). */
 const NO_REASON = "none";
-
-const KNOWN_REASONS: ReadonlySet<string> = new Set(ALL_REASONS);
-
-/** A reason as a label value: one of the code's fixed reasons, else "other". */
-export function boundedReason(reason: unknown): string {
-  return typeof reason === "string" && KNOWN_REASONS.has(reason) ? reason : OTHER_REASON;
-}
-
-/** What outcomeOf reads of a Status. */
-interface StatusSummary {
-  phase?: Phase | undefined;
-  conditions?: readonly Pick<Condition, "type" | "reason">[] | undefined;
-}
 
 /** The outcome of a sync answered 200, from the status it returned. */
 export function outcomeOf(status: StatusSummary): OutcomeLabels {
@@ -84,7 +72,7 @@ export function outcomeOfStatusCode(code: number): OutcomeLabels {
   return { outcome: Outcome.InvalidRequest, reason: NO_REASON };
 }
 
-/** Where the pool's figures come from (src/server/pool.ts). */
+/** Where the pool's figures come from (src/server/pool/). */
 interface PoolFigures {
   busy: number;
   queued: number;
@@ -95,11 +83,6 @@ interface WatchedCache {
   tierStats(): Record<string, TierStats>;
 }
 
-export interface Parent {
-  namespace: string;
-  name: string;
-}
-
 export interface MetricsOptions {
   /** Label sync outcomes with the parent's namespace and name (one series per parent; default false). */
   parentLabels?: boolean;
@@ -107,6 +90,12 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** llsd-hook's version: llsd_hook_build_info{version} 1 (none without it). */
   version?: string;
+  /** The most parents with series of their own (default DEFAULT_PARENTS_MAX; 0: none). */
+  parentsMax?: number;
+  /** The memory limit of the hook's container in bytes: llsd_hook_memory_limit_bytes (none without it). */
+  memoryLimitBytes?: number;
+  /** The clock that expires parents' series at a scrape; injectable for tests. */
+  now?: () => Date;
 }
 
 export interface HookMetrics {
@@ -117,6 +106,10 @@ export interface HookMetrics {
   observeBody(route: Route, bytes: number): void;
   /** A sync request came to `labels`; `parent` when it was known. */
   countSync(labels: OutcomeLabels, parent: Parent | undefined): void;
+  /** A sync of `parent` answered at `at` returned a status that says `view` (./condition-metrics.ts). */
+  recordParent(parent: Parent, view: ParentView, at: Date): void;
+  /** What GET /metrics serves: the registry's families and the per-parent ones. */
+  exposition(): Promise<string>;
   /** Report the figures of the app's caches at each scrape. */
   watchCache(cache: WatchedCache, maxBytes: number): void;
   /** Report the worker pool's figures at each scrape. */
@@ -127,7 +120,7 @@ export interface HookMetrics {
   countWorkerTimeout(route: Route): void;
   /** A worker stopped while answering, out of heap or otherwise (it was replaced). */
   countWorkerCrash(route: Route): void;
-  /** A request was answered 503 by the pool without running (src/server/pool.ts RefusalReason). */
+  /** A request was answered 503 by the pool without running (RefusalReason, src/server/answer.ts). */
   countWorkerRefusal(route: Route, why: RefusalReason): void;
 }
 
@@ -199,7 +192,7 @@ function cacheMetrics(registers: Registry[], caches: { cache: WatchedCache; maxB
   });
 }
 
-/** The worker pool's figures at each scrape (docs/adr/0011). */
+/** The worker pool's figures at each scrape (docs/adr/0017). */
 function poolGauges(registers: Registry[], pools: { stats: () => PoolFigures; workers: number }[]) {
   const sum = (read: (s: PoolFigures) => number) => pools.reduce((n, p) => n + read(p.stats()), 0);
   new Gauge({
@@ -228,7 +221,7 @@ function poolGauges(registers: Registry[], pools: { stats: () => PoolFigures; wo
   });
 }
 
-/** The body budget's refusals and the worker pool's counts and figures (docs/adr/0010, docs/adr/0011). */
+/** The body budget's refusals and the worker pool's counts and figures (docs/adr/0010, docs/adr/0017). */
 function poolMetrics(
   registers: Registry[],
   pools: { stats: () => PoolFigures; workers: number }[],
@@ -266,6 +259,23 @@ function poolMetrics(
   };
 }
 
+/** Figures fixed at start: the version, the memory limit (each only when given). */
+function facts(registers: Registry[], options: MetricsOptions): void {
+  if (options.version !== undefined)
+    new Gauge({
+      name: "llsd_hook_build_info",
+      help: "Always 1; the version label is llsd-hook's version (package.json).",
+      labelNames: ["version"],
+      registers,
+    }).set({ version: options.version }, 1);
+  if (options.memoryLimitBytes !== undefined)
+    new Gauge({
+      name: "llsd_hook_memory_limit_bytes",
+      help: "The memory limit of the hook's container (MEMORY_LIMIT_MIB, from the Deployment's limits.memory).",
+      registers,
+    }).set(options.memoryLimitBytes);
+}
+
 export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   const registry = new Registry();
   const registers = [registry];
@@ -283,14 +293,15 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   cacheMetrics(registers, caches);
   const pools: { stats: () => PoolFigures; workers: number }[] = [];
   const pool = poolMetrics(registers, pools);
-  if (options.version !== undefined)
-    new Gauge({
-      name: "llsd_hook_build_info",
-      help: "Always 1; the version label is llsd-hook's version (package.json).",
-      labelNames: ["version"],
-      registers,
-    }).set({ version: options.version }, 1);
+  facts(registers, options);
+  const parents = parentMetrics(
+    registers,
+    options.parentsMax ?? DEFAULT_PARENTS_MAX,
+    options.now ?? (() => new Date()),
+  );
   return {
+    recordParent: parents.record,
+    exposition: async () => `${await registry.metrics()}\n${parents.exposition()}`,
     registry,
     observeRequest(route, seconds, cached) {
       if (route === "sync") requests.sync.observe({ cached: String(cached) }, seconds);
@@ -305,8 +316,8 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
       outcomes.inc({
         outcome,
         reason,
-        namespace: labelOf(parent?.namespace, DNS1123_LABEL, 63),
-        name: labelOf(parent?.name, DNS1123_SUBDOMAIN, 253),
+        namespace: labelOf(parent?.namespace, isNamespaceName),
+        name: labelOf(parent?.name, isObjectName),
       });
     },
     watchCache(cache, maxBytes) {
@@ -321,16 +332,15 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
 
 /** What no Kubernetes name can be: the label of a name that failed validation. */
 const INVALID_NAME = "(invalid)";
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
  * A parent's namespace or name as a label value: only one Kubernetes accepts
  * (a request's name is whatever its sender wrote), so no label holds text a
  * real parent cannot have, and every invalid name is one series.
  */
-function labelOf(value: string | undefined, pattern: RegExp, max: number): string {
+function labelOf(value: string | undefined, valid: (value: string) => boolean): string {
   if (value === undefined) return "";
-  return value.length <= max && pattern.test(value) ? value : INVALID_NAME;
+  return valid(value) ? value : INVALID_NAME;
 }
 
 /** The metrics port's app: GET /metrics, and nothing else. */
@@ -338,17 +348,17 @@ export function createMetricsApp(metrics: HookMetrics): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.get("/metrics", (_req, res, next) => {
-    metrics.registry.metrics().then((text) => {
+    metrics.exposition().then((text) => {
       res.status(200).set("content-type", metrics.registry.contentType).send(text);
     }, next);
   });
   app.use((_req, res) => {
-    res.status(404).json({ error: "not found: the metrics port serves GET /metrics" });
+    res.status(404).json({ error: serverMsg.metricsNotFound });
   });
   app.use(
     (_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       void _next;
-      res.status(500).json({ error: "internal error in llsd-hook's metrics" });
+      res.status(500).json({ error: serverMsg.metricsInternalError });
     },
   );
   return app;

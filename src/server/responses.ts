@@ -18,8 +18,10 @@
 // to appear in the request) is not cached. Conflicts (409) and refused requests
 // are never cached: they are computed every time, as before.
 import { createHash } from "node:crypto";
+import type { Parent } from "./answer.js";
+import type { ParentView } from "./condition-metrics.js";
 import type { CacheTier } from "./memo.js";
-import type { OutcomeLabels, Parent } from "./metrics.js";
+import type { OutcomeLabels } from "./metrics.js";
 
 /** What the answer to one request was: its bytes, its log fields and what the metrics count. */
 export interface CachedResponse {
@@ -27,6 +29,8 @@ export interface CachedResponse {
   log: Readonly<Record<string, unknown>>;
   outcome: OutcomeLabels;
   parent: Parent;
+  /** What the parent's series say (./condition-metrics.ts). */
+  view: ParentView | undefined;
 }
 
 /** A fixed overhead per entry beside the body (key, log fields, map entry). */

@@ -114,6 +114,9 @@ export function schemaErrors(value: unknown, schema: Schema, path = "spec"): str
       return schema.enum === undefined || schema.enum.includes(value)
         ? []
         : [`${path}: ${value} is not one of ${schema.enum.join(", ")}`];
+    default:
+      // A schema of no type (x-kubernetes-int-or-string, as a PrometheusRule's expr) takes either.
+      return typeof value === "string" || Number.isInteger(value) ? [] : [`${path}: not a value`];
   }
 }
 

@@ -2,19 +2,25 @@
 // text parser: prometheus_client.parser.text_string_to_metric_families from
 // OGX 1.5.0's venv (test/prepare-peers.sh). The requests of
 // test/unit/server/metrics-drive.ts are counted as sent, every metric the
-// docs/operations/metrics.md lists is there with its type, and the hostile parent name is no label
-// unless METRICS_PARENT_LABELS opts in, then one label value, read back whole.
+// docs/operations/metrics.md lists is there with its type (the per-parent families, written by
+// the hook itself, among them), and the hostile parent name is never a label: no name at all with
+// the per-parent series off and without METRICS_PARENT_LABELS, only names Kubernetes accepts on
+// the per-parent series, and one "(invalid)" value with METRICS_PARENT_LABELS.
 // And the optional component (manifests/components/hook-servicemonitor),
 // rendered by the pinned kubectl through examples/hook-servicemonitor: the base
 // install plus one ServiceMonitor, valid against the Prometheus Operator's CRD,
 // that scrapes the port the hook listens on for metrics and the NetworkPolicy
-// admits from namespace monitoring.
+// admits from namespace monitoring. And the alerts and dashboard component
+// (manifests/components/hook-monitoring) through examples/hook-monitoring: that
+// install plus a PrometheusRule, valid against the Operator's CRD, and the
+// dashboard's ConfigMap for Grafana's sidecar (its rules run in test/install/alerts.test.ts).
 import { expect } from "chai";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import request from "supertest";
 import { parse, parseAllDocuments } from "yaml";
+import type { MetricsOptions } from "../../src/server/metrics.js";
 import { venvFor } from "../peers.js";
 import { schemaErrors, type Schema } from "./compositecontroller-schema.js";
 import { kubectl, root, thirdPartyCrdDir } from "./tools.js";
@@ -71,9 +77,14 @@ const FAMILIES: Record<string, string> = {
   llsd_hook_workers: "gauge",
   llsd_hook_workers_busy: "gauge",
   llsd_hook_worker_queue_length: "gauge",
+  llsd_hook_memory_limit_bytes: "gauge",
+  llsd_hook_parents: "gauge",
+  llsd_hook_parents_not_exported: "counter",
+  llsd_hook_parent_last_sync_timestamp_seconds: "gauge",
+  llsd_hook_parent_condition_last_sync_timestamp_seconds: "gauge",
 };
 
-async function scrape(options: { parentLabels?: boolean; processMetrics?: boolean }) {
+async function scrape(options: MetricsOptions) {
   const { metricsApp } = await driveSyncs(options);
   const res = await request(metricsApp).get("/metrics").expect(200);
   expect(res.headers["content-type"]).to.match(/^text\/plain; version=0\.0\.4/);
@@ -90,7 +101,7 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
   this.timeout(60_000);
 
   it("has every listed metric with its type, and counts the requests as sent", async () => {
-    const { families } = await scrape({ processMetrics: true });
+    const { families } = await scrape({ processMetrics: true, memoryLimitBytes: 384 * 2 ** 20 });
     for (const [name, type] of Object.entries(FAMILIES))
       expect(family(families, name).type, name).to.equal(type);
     const outcomes = Object.fromEntries(
@@ -114,8 +125,24 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
     expect(family(families, "llsd_hook_process_resident_memory_bytes").type).to.equal("gauge");
   });
 
-  it("no label value is user text unless METRICS_PARENT_LABELS opts in", async () => {
-    const off = await scrape({});
+  it("the per-parent series: the last parent driven, its phase and held conditions, at the time of its sync", async () => {
+    const { families } = await scrape({});
+    const samples = (name: string) =>
+      family(families, name).samples.map((s) => ({ ...s.labels, value: s.value }));
+    const at = Date.parse("2030-01-01T00:00:00.123Z") / 1000;
+    const who = { namespace: "default", name: "llama" };
+    expect(samples("llsd_hook_parent_last_sync_timestamp_seconds")).to.deep.equal([
+      { ...who, phase: "Failed", value: at },
+    ]);
+    expect(samples("llsd_hook_parent_condition_last_sync_timestamp_seconds")).to.deep.equal([
+      { ...who, condition: "Available", reason: "MinimumReplicasAvailable", value: at },
+      { ...who, condition: "Stalled", reason: "InvalidSpec", value: at },
+    ]);
+    expect(samples("llsd_hook_parents")).to.deep.equal([{ value: 1 }]);
+  });
+
+  it("no label value is user text with the per-parent series off, unless METRICS_PARENT_LABELS opts in", async () => {
+    const off = await scrape({ parentsMax: 0 });
     expect(off.text).to.not.include(HOSTILE_TOKEN);
     const labelValues = off.families.flatMap((f) =>
       f.samples.flatMap((s) => Object.values(s.labels)),
@@ -123,7 +150,7 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
     for (const v of labelValues) expect(v).to.match(/^[A-Za-z0-9_.+]*$/);
     expect(labelValues.join()).to.not.include("default"); // the golden parents' namespace
 
-    const on = await scrape({ parentLabels: true });
+    const on = await scrape({ parentLabels: true, parentsMax: 0 });
     const names = family(on.families, "llsd_hook_sync_outcomes").samples.map(
       (s) => s.labels["name"],
     );
@@ -135,7 +162,10 @@ describe("the hook's GET /metrics, parsed by prometheus_client", function () {
   });
 });
 
-type Obj = Record<string, unknown> & { kind: string; metadata: { name: string } };
+type Obj = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+};
 
 function kustomize(dir: string): Map<string, Obj> {
   const text = execFileSync(kubectl(), ["kustomize", dir], { cwd: root, encoding: "utf8" });
@@ -150,13 +180,15 @@ interface Port {
   targetPort?: string;
 }
 
-function serviceMonitorSpecSchema(): Schema {
-  const crd = parse(
-    readFileSync(join(thirdPartyCrdDir(), "monitoring.coreos.com_servicemonitors.yaml"), "utf8"),
-  ) as { spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+/** The spec schema of a Prometheus Operator kind (v1), from its CRD (scripts/third-party-crds.sh). */
+function operatorSpecSchema(plural: string): Schema {
+  const file = join(thirdPartyCrdDir(), `monitoring.coreos.com_${plural}.yaml`);
+  const crd = parse(readFileSync(file, "utf8")) as {
+    spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+  };
   const v1 = crd.spec.versions.find((v) => v.name === "v1");
   const spec = v1?.schema.openAPIV3Schema.properties?.["spec"];
-  if (spec === undefined) throw new Error("no ServiceMonitor v1 spec schema");
+  if (spec === undefined) throw new Error(`no ${plural} v1 spec schema`);
   return spec;
 }
 
@@ -179,7 +211,7 @@ describe("the hook ServiceMonitor component, rendered by kustomize", function ()
     };
     // matchLabels is a map (additionalProperties), which schemaErrors does not model.
     const checked = { ...sm.spec, selector: {} };
-    expect(schemaErrors(checked, serviceMonitorSpecSchema())).to.deep.equal([]);
+    expect(schemaErrors(checked, operatorSpecSchema("servicemonitors"))).to.deep.equal([]);
     const service = base.get("Service/llsd-hook") as Obj & {
       metadata: { namespace: string; labels: Record<string, string> };
       spec: { ports: Port[] };
@@ -216,5 +248,38 @@ describe("the hook ServiceMonitor component, rendered by kustomize", function ()
     ]);
     // The monitoring namespace reaches the metrics port only, never the hook's.
     expect(scrape[0]?.ports.map((p) => p.port)).to.deep.equal(["metrics"]);
+  });
+});
+
+describe("the monitoring component, rendered by kustomize", function () {
+  this.timeout(60_000);
+
+  it("adds a valid PrometheusRule and the dashboard's ConfigMap to the install with the hook's ServiceMonitor, and nothing else", () => {
+    const withMonitor = kustomize("examples/hook-servicemonitor");
+    const withAll = kustomize("examples/hook-monitoring");
+    const added = ["PrometheusRule/llsd-hook", "ConfigMap/llsd-hook-dashboard"];
+    expect([...withAll.keys()].sort()).to.deep.equal([...withMonitor.keys(), ...added].sort());
+    for (const [key, obj] of withMonitor) expect(withAll.get(key), key).to.deep.equal(obj);
+
+    const rule = withAll.get("PrometheusRule/llsd-hook") as Obj & { spec: { groups: unknown } };
+    expect(rule.metadata.namespace).to.equal("llsd-hook");
+    // Labels and annotations are maps (additionalProperties), which schemaErrors does not model.
+    const checked = {
+      groups: (rule.spec.groups as { name: string; rules: Record<string, unknown>[] }[]).map(
+        (g) => ({ ...g, rules: g.rules.map(({ labels: _l, annotations: _a, ...r }) => r) }),
+      ),
+    };
+    expect(schemaErrors(checked, operatorSpecSchema("prometheusrules"))).to.deep.equal([]);
+
+    const cm = withAll.get("ConfigMap/llsd-hook-dashboard") as Obj & {
+      data: Record<string, string>;
+    };
+    expect(cm.metadata.namespace).to.equal("llsd-hook");
+    expect(cm.metadata.labels?.["grafana_dashboard"]).to.equal("1");
+    const json = readFileSync(
+      join(root, "manifests", "components", "hook-monitoring", "llsd-hook-dashboard.json"),
+      "utf8",
+    );
+    expect(cm.data["llsd-hook-dashboard.json"]).to.equal(json);
   });
 });

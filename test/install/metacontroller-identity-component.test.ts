@@ -32,6 +32,7 @@ const INSTALLS = [
   "examples/v1alpha1-conversion",
   "examples/servicemonitor",
   "examples/hook-servicemonitor",
+  "examples/hook-monitoring",
 ];
 
 const MOVED: MetacontrollerIdentity = { namespace: "mc-system", serviceAccount: "mc-controller" };

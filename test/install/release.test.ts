@@ -125,7 +125,7 @@ describe("npm run release -- --dry-run", function () {
         .split("\n");
     });
 
-    it("holds bin/, dist/, configs/, LICENSE, README.md and package.json, nothing else", () => {
+    it("holds bin/, dist/, configs/, the CompositeController, LICENSE, README.md and package.json, nothing else", () => {
       const top = new Set(entries.map((e) => e.replace(/^package\//, "").split("/")[0]));
       expect([...top].sort()).to.deep.equal([
         "LICENSE",
@@ -133,7 +133,12 @@ describe("npm run release -- --dry-run", function () {
         "bin",
         "configs",
         "dist",
+        "metacontroller",
         "package.json",
+      ]);
+      // llsd-hook request reads it; the rest of metacontroller/ is the install's, not the CLI's.
+      expect(entries.filter((e) => e.startsWith("package/metacontroller/"))).to.deep.equal([
+        "package/metacontroller/compositecontroller.yaml",
       ]);
       expect(entries.every((e) => e.startsWith("package/"))).to.equal(true);
     });
@@ -144,8 +149,8 @@ describe("npm run release -- --dry-run", function () {
       ).to.deep.equal([]);
       expect(entries).to.include.members([
         "package/bin/llsd-hook",
-        "package/dist/server/main.js",
-        "package/dist/cli/main.js",
+        "package/dist/server/start.js",
+        "package/dist/cli/start.js",
         "package/configs/releases.json",
       ]);
       const releases = (
@@ -160,7 +165,7 @@ describe("npm run release -- --dry-run", function () {
         ).to.equal(true);
     });
 
-    it("installed alone, its CLI prints the version and renders examples/minimal.yaml", () => {
+    it("installed alone, its CLI prints the version, renders examples/minimal.yaml and prints its request", () => {
       const app = join(work, "app");
       execFileSync("mkdir", ["-p", app]);
       writeFileSync(join(app, "package.json"), '{ "private": true }\n');
@@ -183,6 +188,15 @@ describe("npm run release -- --dry-run", function () {
       });
       expect(render.status, render.stderr).to.equal(0);
       expect(render.stdout).to.include("kind: Deployment").and.to.include("kind: ConfigMap");
+      // request reads the package's own CompositeController.
+      const request = spawnSync(bin, ["request", join(root, "examples", "minimal.yaml")], {
+        encoding: "utf8",
+      });
+      expect(request.status, request.stderr).to.equal(0);
+      expect(JSON.parse(request.stdout)).to.have.nested.property(
+        "controller.metadata.name",
+        "llsd-hook",
+      );
       // Dev dependencies stay out of an install.
       expect(existsSync(join(app, "node_modules", "typescript"))).to.equal(false);
       expect(existsSync(join(app, "node_modules", "express"))).to.equal(true);

@@ -252,7 +252,7 @@ describe("install: the README's kubectl apply against the real API server", func
 
 // The cert-manager files, so that a stale cache shows up as a plain failure.
 describe("install: the third-party CRDs", () => {
-  it("are cert-manager's Issuer and Certificate, cert-manager.io/v1, and prometheus-operator's ServiceMonitor", () => {
+  it("are cert-manager's Issuer and Certificate, cert-manager.io/v1, and prometheus-operator's ServiceMonitor and PrometheusRule", () => {
     const names = readdirSync(thirdPartyCrdDir())
       .filter((f) => f.endsWith(".yaml"))
       .flatMap((f) => objectsOf(readFileSync(join(thirdPartyCrdDir(), f), "utf8")))
@@ -261,6 +261,7 @@ describe("install: the third-party CRDs", () => {
     expect(names).to.deep.equal([
       "certificates.cert-manager.io",
       "issuers.cert-manager.io",
+      "prometheusrules.monitoring.coreos.com",
       "servicemonitors.monitoring.coreos.com",
     ]);
   });

@@ -37,6 +37,7 @@ import {
   type InClusterHook,
 } from "./hook.js";
 import { BRIDGE, nodeUnavailable, startNode, type NodeCluster } from "./node.js";
+import { startPrometheus, type Alert } from "./prometheus.js";
 import {
   commandLines,
   podLog,
@@ -67,6 +68,11 @@ interface StoredStatus {
   phase?: string;
   conditions?: Condition[];
   configGeneration?: { configMapName: string };
+}
+
+interface PortOf {
+  name: string;
+  containerPort: number;
 }
 
 function statusOf(round: SyncRound | undefined): StoredStatus {
@@ -550,6 +556,100 @@ describe("real pods on a real node (kubelet + containerd)", function () {
         expect(r.sigtermToExitMs, `${r.pod}: SIGTERM and exit seen`).to.be.a("number");
         expect(r.completed).to.equal(r.inFlightAtSigterm);
         expect(r.answeredAfterSigterm).to.equal(r.afterSigterm);
+      }
+    });
+
+    it("a real Prometheus scrapes both hook pods: a Stalled resource's alert is pending, then firing (its for cut to 20 s in the test's copy), under the resource's namespace", async () => {
+      const pods = await hook.pods();
+      const deployment = (await kube().get("apps/v1", "deployments", HOOK_NS, "llsd-hook")) as
+        | (KubeObject & {
+            spec: { template: { spec: { containers: { ports: PortOf[] }[] } } };
+          })
+        | undefined;
+      const metricsPort = deployment?.spec.template.spec.containers[0]?.ports.find(
+        (p) => p.name === "metrics",
+      )?.containerPort;
+      if (metricsPort === undefined) throw new Error("the hook's container has no port metrics");
+      const started = Date.now();
+      const prom = await startPrometheus(pods, {
+        namespace: HOOK_NS,
+        metricsPort,
+        forOf: { LlamaStackDistributionStalled: "20s" },
+      });
+      const stalledName = "stalled";
+      try {
+        await waitFor(
+          "both pods scraped",
+          async () =>
+            (await prom.query('up{job="llsd-hook"} == 1')).length === 2 ? true : undefined,
+          30_000,
+          500,
+        );
+        const cr = minimalExample(upstream.baseUrl);
+        // An unknown provider type and no Secret to read: Stalled on the type alone.
+        const inference = (cr.spec["providers"] as { inference: Record<string, unknown>[] })
+          .inference;
+        inference[0] = { provider: "no-such-provider", endpoint: upstream.baseUrl };
+        await kube().mustCreate(API_VERSION, RESOURCE, {
+          ...cr,
+          metadata: { name: stalledName, namespace: NS },
+        });
+        const synced = Date.now();
+        const round = (await mc.reconcile(NS, stalledName)).at(-1);
+        const conditions = statusOf(round).conditions ?? [];
+        expect(conditions.find((c) => c.type === "Stalled")?.reason).to.equal(
+          "UnknownProviderType",
+        );
+        const stalledAlert = (state: Alert["state"]) => async () =>
+          (await prom.alerts()).find(
+            (a) =>
+              a.labels["alertname"] === "LlamaStackDistributionStalled" &&
+              a.labels["name"] === stalledName &&
+              a.state === state,
+          );
+        const pending = await waitFor("the alert pending", stalledAlert("pending"), 30_000, 250);
+        const pendingMs = Date.now() - synced;
+        // The resource's namespace, not the hook's: the ServiceMonitor honours the hook's labels.
+        expect(pending.labels).to.deep.equal({
+          alertname: "LlamaStackDistributionStalled",
+          namespace: NS,
+          name: stalledName,
+          severity: "warning",
+        });
+        const firing = await waitFor("the alert firing", stalledAlert("firing"), 60_000, 500);
+        const firingMs = Date.now() - synced;
+        expect(firing.activeAt).to.equal(pending.activeAt);
+        // The per-resource series: the namespace they carry is the resource's; the hook's own,
+        // the hook's (the target's label), one per pod.
+        const views = await prom.query(
+          `llsd_hook_parent_last_sync_timestamp_seconds{name="${stalledName}"}`,
+        );
+        expect(views.map((v) => [v.metric["namespace"], v.metric["phase"]])).to.deep.equal([
+          [NS, "Failed"],
+        ]);
+        const workers = await prom.query("llsd_hook_workers");
+        expect(workers.map((w) => w.metric["namespace"])).to.deep.equal([HOOK_NS, HOOK_NS]);
+        expect(workers.map((w) => w.metric["pod"]).sort()).to.deep.equal(
+          pods.map((p) => p.name).sort(),
+        );
+        // The memory limit the kubelet passed down (MEMORY_LIMIT_MIB from limits.memory: 384Mi).
+        const limits = await prom.query("llsd_hook_memory_limit_bytes");
+        expect(limits.map((l) => Number(l.value[1]))).to.deep.equal([384 * 2 ** 20, 384 * 2 ** 20]);
+        console.log(
+          `[node] Prometheus ${pods.length} targets: sync → alert pending ${pendingMs} ms, firing ${firingMs} ms (for 20 s, scrape and evaluation every 1 s); the test took ${((Date.now() - started) / 1000).toFixed(0)} s`,
+        );
+      } catch (err) {
+        throw new Error(
+          `${(err as Error).message}
+--- Prometheus's log ---
+${prom.log()}`,
+          {
+            cause: err,
+          },
+        );
+      } finally {
+        await prom.close();
+        await kube().remove(API_VERSION, RESOURCE, NS, stalledName);
       }
     });
 

@@ -14,14 +14,21 @@ const secretKey = fc.constantFrom("token", "api-key");
 
 const secretRef = fc.record({ secretKeyRef: fc.record({ name: secretName, key: secretKey }) });
 
-const inferenceEntry = fc.record(
-  {
-    provider: fc.constantFrom("vllm", "remote::vllm", "ollama", "openai"),
-    endpoint: fc.constantFrom("http://vllm:8000/v1", "https://models.example.com/v1"),
-    apiKey: secretRef,
-    settings: fc.record({ refresh_models: fc.boolean() }, { requiredKeys: [] }),
-  },
-  { requiredKeys: ["provider"] },
+const entryOf = (types: string[], requiredKeys: ("provider" | "endpoint")[]) =>
+  fc.record(
+    {
+      provider: fc.constantFrom(...types),
+      endpoint: fc.constantFrom("http://vllm:8000/v1", "https://models.example.com/v1"),
+      apiKey: secretRef,
+      settings: fc.record({ refresh_models: fc.boolean() }, { requiredKeys: [] }),
+    },
+    { requiredKeys },
+  );
+
+// vLLM has no URL of its own (starter's is ${env.VLLM_URL:=}, refused as empty): it needs endpoint.
+const inferenceEntry = fc.oneof(
+  entryOf(["vllm", "remote::vllm"], ["provider", "endpoint"]),
+  entryOf(["ollama", "openai"], ["provider"]),
 );
 
 const inference = fc.oneof(

@@ -11,7 +11,8 @@ import { sync } from "../../src/sync.js";
 import { configOf, syncContext } from "../golden/harness.js";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { ALL_REASONS } from "../../src/reasons.js";
-import { exampleRequestJson } from "../golden/example-request.js";
+import { hookRequest } from "../../src/cli/request.js";
+import { anchorsOf } from "../docs/anchors.js";
 import { docFiles, root } from "../docs/examples.js";
 import { docSection } from "../install/tools.js";
 
@@ -22,26 +23,6 @@ const readme = readFileSync(join(root, "README.md"), "utf8");
  * the file exists (docs/architecture.md comes with the layering work).
  */
 const WRITTEN_ELSEWHERE = new Set(["docs/architecture.md"]);
-
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-function anchorOf(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, "")
-    .replace(/ /g, "-");
-}
-
-function anchorsOf(file: string): Set<string> {
-  let fenced = false;
-  const anchors = new Set<string>();
-  for (const line of readFileSync(join(root, file), "utf8").split("\n")) {
-    if (line.trimStart().startsWith("```")) fenced = !fenced;
-    const m = /^#+ (.*)$/.exec(line);
-    if (!fenced && m !== null) anchors.add(anchorOf(m[1] ?? ""));
-  }
-  return anchors;
-}
 
 /** The relative links of a Markdown file, outside code: `[text](target)`. */
 function linksOf(file: string): string[] {
@@ -103,9 +84,11 @@ describe("README", () => {
     expect(flat).to.include("requests 250m CPU and 512Mi of memory and has no limit");
   });
 
-  it("examples/sync-request.json is current (npm run example-request)", () => {
+  it("examples/sync-request.json is what llsd-hook request examples/minimal.yaml prints (npm run example-request)", () => {
+    const read = (file: string) => ({ text: readFileSync(join(root, file), "utf8"), source: file });
     expect(readFileSync(join(root, "examples", "sync-request.json"), "utf8")).to.equal(
-      exampleRequestJson(),
+      hookRequest(read("examples/minimal.yaml"), read("metacontroller/compositecontroller.yaml"))
+        .json,
     );
   });
 });

@@ -1,5 +1,5 @@
 // The CLI's own answers, as a user meets them: --version prints package.json's
-// version, --help (also after render) prints the usage, both exit 0; and
+// version, --help (also after render or request) prints the usage, both exit 0; and
 // bin/llsd-hook right after `npm ci`, before any build, runs from the sources
 // through tsx, or, without them, names the command to run — never a stack trace.
 import { expect } from "chai";
@@ -23,7 +23,7 @@ const version = (
 ).version;
 
 function cli(args: string[]) {
-  return spawnSync("node", ["--import", "tsx", join(root, "src", "cli", "main.ts"), ...args], {
+  return spawnSync("node", ["--import", "tsx", join(root, "src", "cli", "start.ts"), ...args], {
     cwd: root,
     encoding: "utf8",
   });
@@ -53,11 +53,17 @@ describe("llsd-hook commands", function () {
       expect(run.status).to.equal(0);
     });
 
-  for (const args of [["--help"], ["-h"], ["render", "--help"], ["render", "-h"]])
+  for (const args of [
+    ["--help"],
+    ["-h"],
+    ["render", "--help"],
+    ["render", "-h"],
+    ["request", "-h"],
+  ])
     it(`${args.join(" ")} prints the usage on stdout and exits 0`, () => {
       const run = cli(args);
       expect(run.stdout).to.match(
-        /^usage: llsd-hook render <cr\.yaml\|->\n {7}llsd-hook --version\n/,
+        /^usage: llsd-hook render <cr\.yaml\|->\n {7}llsd-hook request <cr\.yaml\|-> .*\n.*\n {7}llsd-hook --version\n/,
       );
       expect(run.stderr).to.equal("");
       expect(run.status).to.equal(0);
@@ -98,6 +104,16 @@ describe("llsd-hook commands", function () {
       expect(run.stderr).to.include("dist/ is not built");
       expect(run.stderr).to.include("npm run build");
       expect(bin(dir, ["--version"]).stdout).to.equal(`${version}\n`);
+      // Started by a relative path, as the README does: tsx's loader is given as ./bin/../… (it was
+      // a bare specifier, "package bin not found").
+      const relative = spawnSync("sh", ["bin/llsd-hook", "--version"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
+      expect([relative.status, relative.stdout], relative.stderr).to.deep.equal([
+        0,
+        `${version}\n`,
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -110,7 +126,7 @@ describe("llsd-hook commands", function () {
       expect(run.status).to.equal(2);
       expect(run.stdout).to.equal("");
       expect(run.stderr).to.equal(
-        `llsd-hook: ${realpathSync(dir)}/dist/cli/main.js is missing: run "npm run build" in ${realpathSync(dir)} first\n`,
+        `llsd-hook: ${realpathSync(dir)}/dist/cli/start.js is missing: run "npm run build" in ${realpathSync(dir)} first\n`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -4,8 +4,8 @@
 import { expect } from "chai";
 import type { MetricObjectWithValues, MetricValue } from "prom-client";
 import request from "supertest";
+import { boundedReason } from "../../../src/server/labels.js";
 import {
-  boundedReason,
   createMetrics,
   createMetricsApp,
   outcomeOf,
@@ -15,7 +15,7 @@ import { byteCache } from "../../../src/server/memo.js";
 import { ConditionReason, Reason } from "../../../src/reasons.js";
 import { driveSyncs, EXPECTED_OUTCOMES, HOSTILE_NAME, HOSTILE_TOKEN } from "./metrics-drive.js";
 
-const cond = (type: string, reason: string) => ({ type, reason });
+const cond = (type: string, reason: string) => ({ type, status: "True", reason });
 
 /** getMetricsAsJSON also names each histogram sample (_bucket, _sum, _count). */
 type Series = MetricObjectWithValues<MetricValue<string> & { metricName?: string }>;
@@ -143,13 +143,32 @@ describe("hook metrics", function () {
     expect((await byCache("llsd_hook_cache_entries"))["generation"]).to.be.greaterThan(0);
   });
 
-  it("never shows the parent's name, unless METRICS_PARENT_LABELS opts in", async () => {
-    const off = await driveSyncs();
+  it("never shows a parent's name with the per-parent series off and without METRICS_PARENT_LABELS", async () => {
+    const off = await driveSyncs({ parentsMax: 0 });
     const text = (await request(off.metricsApp).get("/metrics").expect(200)).text;
     expect(text).to.not.include(HOSTILE_TOKEN);
     expect(text).to.not.include("llsd_hook_injected_total");
     expect(text).to.not.include("namespace=");
+  });
 
+  it("the per-parent series (on by default) name only parents Kubernetes accepts", async () => {
+    const { metrics } = await driveSyncs();
+    const text = await metrics.exposition();
+    expect(text).to.not.include(HOSTILE_TOKEN);
+    expect(text).to.not.include("(invalid)");
+    // Every parent driven is default/llama; the last valid one answered is Failed, its children
+    // kept. The hostile name came after it and is not exported.
+    const labels = 'namespace="default",name="llama"';
+    expect(text.split("\n").filter((l) => l.startsWith("llsd_hook_parent"))).to.deep.equal([
+      "llsd_hook_parents 1",
+      "llsd_hook_parents_not_exported_total 0",
+      `llsd_hook_parent_last_sync_timestamp_seconds{${labels},phase="Failed"} 1893456000.123`,
+      `llsd_hook_parent_condition_last_sync_timestamp_seconds{${labels},condition="Available",reason="MinimumReplicasAvailable"} 1893456000.123`,
+      `llsd_hook_parent_condition_last_sync_timestamp_seconds{${labels},condition="Stalled",reason="InvalidSpec"} 1893456000.123`,
+    ]);
+  });
+
+  it("with METRICS_PARENT_LABELS, the outcomes are by parent too, an invalid name as one value", async () => {
     const on = await driveSyncs({ parentLabels: true });
     const values = (await series(on.metrics, "llsd_hook_sync_outcomes_total")).values;
     // A name Kubernetes would refuse is never a label value: one "(invalid)" series for all.

@@ -176,12 +176,34 @@ interface ChartObject {
   root: Node;
 }
 
+/**
+ * The features, each after those it goes on top of: a feature is merged over
+ * its needs' render, so their objects must be in the trees already. A feature
+ * needs features that need nothing (the renders list its needs, not theirs).
+ */
+function neededFirst(all: Feature[]): Feature[] {
+  const order: Feature[] = [];
+  for (const f of all) {
+    for (const n of f.needs) {
+      const needed = all.find((x) => x.key === n);
+      if (needed === undefined) throw new Error(`${f.key} needs ${n}, which is no feature`);
+      if (needed.needs.length > 0)
+        throw new Error(
+          `${f.key} needs ${n}, which needs ${needed.needs.join(", ")}: not supported`,
+        );
+      if (!order.includes(needed)) order.push(needed);
+    }
+    if (!order.includes(f)) order.push(f);
+  }
+  return order;
+}
+
 /** The base's objects, then each feature's merged in over what it goes on top of. */
 function mergeFeatures(renderer: Renderer, all: Feature[]): ChartObject[] {
   const objects = new Map<string, ChartObject>();
   for (const o of renderer.render([]))
     objects.set(idOf(o), { id: idOf(o), object: o, needs: [], when: [], root: fromJson(o) });
-  for (const f of all) {
+  for (const f of neededFirst(all)) {
     const needs = union(f.needs, [f.key]);
     const before = new Map(renderer.render(f.needs).map((o) => [idOf(o), o]));
     const on = new Set(f.needs);

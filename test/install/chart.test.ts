@@ -303,6 +303,10 @@ describe("charts/llsd-hook: the chart made from manifests/", function () {
         "v1alpha1.enabled: needs https.enabled, since the API server calls a conversion webhook over HTTPS only",
       ],
       [
+        ["--set", "hookMonitoring.enabled=true"],
+        "hookMonitoring.enabled: needs hookServicemonitor.enabled, since its alerts and dashboard read the series of job llsd-hook",
+      ],
+      [
         ["--set", "https.enabled=true"],
         "https.token: https.enabled needs the bearer token Metacontroller sends and the hook checks; pass it with --set-file https.token.value=token.txt",
       ],
@@ -331,6 +335,16 @@ describe("charts/llsd-hook: the chart made from manifests/", function () {
       expect(run.status, describeHelm(run)).to.equal(1);
       expect(run.stderr, describeHelm(run)).to.include(message);
     }
+    // docs/operations/helm.md shows the refusal of HTTPS without a token as helm prints it.
+    const run = runHelm(
+      ["template", "llsd-hook", join(root, CHART_DIR), "--set", "https.enabled=true"],
+      env,
+    );
+    const printed = run.stderr.split("\n")[0] ?? "";
+    expect(printed).to.match(/^Error: execution error at \(llsd-hook\/templates\/checks\.yaml:/);
+    expect(readFileSync(join(root, "docs", "operations", "helm.md"), "utf8")).to.include(
+      `\n${printed}\n`,
+    );
   });
 
   it("refuses a value its schema does not know or a wrong type, naming it", () => {

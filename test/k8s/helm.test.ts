@@ -2,12 +2,13 @@
 // docs/operations/helm.md's command lines as written, run by bash in a copy of
 // the tree: a control plane of this test's own (the suite's already has the
 // CRD, which a first install must create), with what installing Metacontroller
-// and cert-manager's CRDs leave. The install is of a previous chart whose CRD
-// lacks a field (the chart generated from manifests/ with that field taken
-// out); the upgrade to this chart, with changed values and HTTPS on, must make
-// the API server take the field and change every object it renders; the
-// uninstall must leave the CRD and the resources, and a second install adopt
-// the kept CRD.
+// and cert-manager's and the Prometheus Operator's CRDs leave. The install is
+// of a previous chart whose CRD lacks a field (the chart generated from
+// manifests/ with that field taken out); the upgrade to this chart, with
+// changed values, HTTPS and the hook's ServiceMonitor, alerts and dashboard on,
+// must make the API server take the field and change every object it renders;
+// the uninstall must leave the CRD and the resources, and a second install
+// adopt the kept CRD.
 import { expect } from "chai";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -145,7 +146,7 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
     cp = await startControlPlane();
     kube = cp.kube;
     env = helmCommandEnv(work, cp.kubeconfig);
-    // What installing Metacontroller and cert-manager's CRDs leave.
+    // What installing Metacontroller, cert-manager's CRDs and the Prometheus Operator's leave.
     await kube.mustCreate("v1", "namespaces", {
       apiVersion: "v1",
       kind: "Namespace",
@@ -204,13 +205,16 @@ describe("the Helm chart on a real API server: install, upgrade across a CRD cha
     expect(JSON.stringify(res.body)).to.include(`unknown field \\"spec.workload.${NEW_FIELD}\\"`);
   });
 
-  it("helm upgrade to this chart with changed values and HTTPS updates the CRD and every object it renders", async () => {
+  it("helm upgrade to this chart with changed values, HTTPS and the monitoring components updates the CRD and every object it renders", async () => {
     rmSync(join(tree, CHART_DIR), { recursive: true });
     cpSync(join(root, CHART_DIR), join(tree, CHART_DIR), { recursive: true });
     const values = {
       replicas: 3,
       metacontroller: { namespace: "mc-system", serviceAccount: "mc-controller" },
       https: { enabled: true, token: { value: TOKEN } },
+      // Two components whose objects are of the Prometheus Operator's CRDs, installed above.
+      hookServicemonitor: { enabled: true },
+      hookMonitoring: { enabled: true },
     };
     writeFileSync(join(tree, "values-llsd-hook.yaml"), stringify(values));
     const run = runLines([helmDocCommand("## Upgrade", "upgrade")], tree, env);

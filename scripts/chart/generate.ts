@@ -41,6 +41,7 @@ import {
   COMPONENT_NEEDS,
   HTTPS,
   settings,
+  type CaInjection,
   type ChartValue,
   type Feature,
   type Placement,
@@ -398,11 +399,31 @@ function valuesTable(values: { name: string; description: string; default: Json 
   ].join("\n");
 }
 
+const INJECT_CA_FROM = "cert-manager.io/inject-ca-from";
+
+/** The objects each feature gives cert-manager's CA injection annotation, found in its render. */
+function caInjections(renderer: Renderer, all: Feature[]): CaInjection[] {
+  return all.flatMap((f) => {
+    const before = new Set(
+      renderer
+        .render(f.needs)
+        .filter((o) => o.metadata.annotations?.[INJECT_CA_FROM] !== undefined)
+        .map(idOf),
+    );
+    return renderer.render(union(f.needs, [f.key])).flatMap((o) => {
+      const certificate = o.metadata.annotations?.[INJECT_CA_FROM];
+      return certificate === undefined || before.has(idOf(o))
+        ? []
+        : [{ feature: f.key, object: `${o.kind} ${o.metadata.name}`, certificate }];
+    });
+  });
+}
+
 /** The template that refuses what the schema cannot: Helm's fail with our message. */
-function checksTemplate(all: Feature[]): string {
+function checksTemplate(all: Feature[], injections: CaInjection[]): string {
   return [
     `{{- /* ${HEADER} What the chart refuses beyond values.schema.json. */ -}}`,
-    ...checks(all).map(
+    ...checks(all, injections).map(
       (c) => `{{- if ${c.when} }}{{ fail ${JSON.stringify(c.message)} }}{{- end }}`,
     ),
     "",
@@ -542,7 +563,10 @@ export function generateChart(root: string, kubectl: string): ChartFile[] {
         content: JSON.stringify(valuesSchema(values), null, 2) + "\n",
       },
       { path: `${CHART_DIR}/README.md`, content: readme(table) },
-      { path: `${CHART_DIR}/templates/checks.yaml`, content: checksTemplate(all) },
+      {
+        path: `${CHART_DIR}/templates/checks.yaml`,
+        content: checksTemplate(all, caInjections(renderer, all)),
+      },
       ...objects.map((o) => ({
         path: `${CHART_DIR}/templates/${o.object.kind.toLowerCase()}-${o.object.metadata.name}.yaml`,
         content: template(o.root, o.needs, o.when, condition, [HEADER]),

@@ -219,8 +219,17 @@ export function settings(resourcesSchema: Record<string, Json>): ChartValue[] {
   ];
 }
 
+/** An object a feature has cert-manager's CA injector fill, from a Certificate the chart issues. */
+export interface CaInjection {
+  feature: string;
+  /** "Kind name" of the object. */
+  object: string;
+  /** The Certificate, "namespace/name", as the cert-manager.io/inject-ca-from annotation names it. */
+  certificate: string;
+}
+
 /** What the chart refuses beyond the schema: combinations of values. */
-export function checks(features: Feature[]): Check[] {
+export function checks(features: Feature[], injections: CaInjection[]): Check[] {
   const needs = features.flatMap((f) =>
     f.needs.map((n) => ({
       when: `and .Values.${f.key}.enabled (not .Values.${n}.enabled)`,
@@ -244,14 +253,10 @@ export function checks(features: Feature[]): Check[] {
       message:
         "https.certificate: set https.certificate.existingSecret (a Secret of yours) or https.certificate.issuerRef (cert-manager issues it), not both; unset one",
     },
-    ...(features.some((f) => f.key === "v1alpha1")
-      ? [
-          {
-            when: "and .Values.v1alpha1.enabled .Values.https.certificate.existingSecret",
-            message:
-              "v1alpha1.enabled: cert-manager's CA injector fills the CRD's conversion caBundle from the Certificate llsd-hook-tls, which https.certificate.existingSecret leaves out; leave it empty (set https.certificate.issuerRef for an issuer of yours)",
-          },
-        ]
-      : []),
+    // Without the chart's Certificate nothing fills the caBundle, and the API server cannot call the hook.
+    ...injections.map((i) => ({
+      when: `and .Values.${i.feature}.enabled .Values.https.certificate.existingSecret`,
+      message: `${i.feature}.enabled: cert-manager's CA injector fills the caBundle of ${i.object} from the Certificate ${i.certificate}, which https.certificate.existingSecret leaves out; leave it empty (set https.certificate.issuerRef for an issuer of yours)`,
+    })),
   ];
 }

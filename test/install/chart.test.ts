@@ -327,7 +327,7 @@ describe("charts/llsd-hook: the chart made from manifests/", function () {
           ...switches(["https", "v1alpha1"]),
           ...["--set", "https.certificate.existingSecret=corp-tls"],
         ],
-        "v1alpha1.enabled: cert-manager's CA injector fills the CRD's conversion caBundle from the Certificate llsd-hook-tls",
+        "v1alpha1.enabled: cert-manager's CA injector fills the caBundle of CustomResourceDefinition llamastackdistributions.llamastack.io from the Certificate llsd-hook/llsd-hook-tls, which https.certificate.existingSecret leaves out",
       ],
     ];
     for (const [args, message] of rows) {

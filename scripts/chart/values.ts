@@ -236,8 +236,8 @@ export function checks(features: Feature[], injections: CaInjection[]): Check[] 
       message: `${f.key}.enabled: needs ${n}.enabled, since ${COMPONENT_NEEDS[f.key]?.why ?? `it goes on top of ${n}`}; set ${n}.enabled=true as well`,
     })),
   );
+  // The fixed checks first, so that a new feature's leaves their lines (and helm's messages) as they are.
   return [
-    ...needs,
     {
       when: "and .Values.https.enabled (not (or .Values.https.token.value .Values.https.token.existingSecret))",
       message:
@@ -253,6 +253,7 @@ export function checks(features: Feature[], injections: CaInjection[]): Check[] 
       message:
         "https.certificate: set https.certificate.existingSecret (a Secret of yours) or https.certificate.issuerRef (cert-manager issues it), not both; unset one",
     },
+    ...needs,
     // Without the chart's Certificate nothing fills the caBundle, and the API server cannot call the hook.
     ...injections.map((i) => ({
       when: `and .Values.${i.feature}.enabled .Values.https.certificate.existingSecret`,

@@ -5,7 +5,7 @@
 //                                snapshot: a blob runs only on the node binary that built it),
 //                                configs/, LICENSE, README.md, package.json: of bin/ and
 //                                configs/ only what git tracks, never an ignored file
-//   llsd-hook-chart-<version>.tgz the Helm chart charts/llsd-hook/, packaged by helm (test/helm/build.sh's)
+//   llsd-hook-chart-<version>.tgz the Helm chart charts/llsd-hook/ (what git tracks), packaged by helm (test/helm/build.sh's)
 //                                with SOURCE_DATE_EPOCH at HEAD's commit time, so the same bytes each time
 //   llsd-hook-<version>.cdx.json CycloneDX 1.6 SBOM of the production dependencies, by
 //                                @cyclonedx/cyclonedx-npm (scripts/sbom/, installed apart),
@@ -43,9 +43,11 @@ import {
   releaseGateProblems,
   releaseInstallYaml,
   sha256sums,
+  trackedFiles,
   versionNameProblems,
   withLockHashes,
 } from "./release/artifacts.js";
+import { CHART_DIR } from "./chart/generate.js";
 import { built } from "../test/install/tools.js";
 
 const root = join(import.meta.dirname, "..");
@@ -109,12 +111,16 @@ function npmPackage(out: string): string {
   }
 }
 
-/** The Helm chart, packaged by the helm the suite builds (cached), reproducibly; its file name. */
+/** The Helm chart's tracked files, packaged by the helm the suite builds (cached), reproducibly; its file name. */
 function chart(out: string, version: string): string {
   const helm = built("test/helm/build.sh");
   const stage = mkdtempSync(join(tmpdir(), "llsd-chart-"));
   try {
-    execFileSync(helm, ["package", join(root, "charts", "llsd-hook"), "--destination", stage], {
+    for (const f of trackedFiles(root, [CHART_DIR])) {
+      mkdirSync(dirname(join(stage, f)), { recursive: true });
+      copyFileSync(join(root, f), join(stage, f));
+    }
+    execFileSync(helm, ["package", join(stage, CHART_DIR), "--destination", stage], {
       env: {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",
         HELM_CACHE_HOME: join(stage, ".cache"),

@@ -32,7 +32,12 @@ export function packedSources(root: string): string[] {
     files?: string[];
   };
   const entries = (files ?? []).filter((f) => !f.startsWith("!"));
-  const listed = execFileSync("git", ["ls-files", "-z", "--", ...entries, ...ALWAYS_PACKED], {
+  return trackedFiles(root, [...entries, ...ALWAYS_PACKED]);
+}
+
+/** The files git tracks under `paths` (files or folders), sorted: what a release packs of them. */
+export function trackedFiles(root: string, paths: string[]): string[] {
+  const listed = execFileSync("git", ["ls-files", "-z", "--", ...paths], {
     cwd: root,
     encoding: "utf8",
   });

@@ -10,6 +10,7 @@
 #   - flux-kstatus, Flux's kstatus health (test/flux/build.sh; about a minute cold)
 #   - argocd-tracking, Argo CD's resource tracking and gitops-engine's cluster cache
 #     (test/argocd/tracking/build.sh; about 5 minutes of CPU cold, beside the venvs)
+#   - helm 4 from the module proxy (test/helm/build.sh; cold: ~6 CPU-minutes)
 #   - Prometheus's promtool and server, and a PromQL parser of its module
 #     (test/prometheus/build.sh; cold: about 8 CPU-minutes, in the background)
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
@@ -58,6 +59,9 @@ IMAGE_PID=$!
 TRACKING_LOG="$CACHE/argocd-tracking-build.log"
 "$ROOT/test/argocd/tracking/build.sh" > "$CACHE/argocd-tracking-bin" 2> "$TRACKING_LOG" &
 TRACKING_PID=$!
+HELM_LOG="$CACHE/helm-build.log"
+"$ROOT/test/helm/build.sh" > "$CACHE/helm-bin" 2> "$HELM_LOG" &
+HELM_PID=$!
 
 # The releases whose server image the node tests run (test/node/README.md).
 NODE_RELEASES="1.5.0 1.4.1"
@@ -108,6 +112,13 @@ if ! wait "$TRACKING_PID"; then
   exit 1
 fi
 ARGOCD_TRACKING=$(tail -n1 "$CACHE/argocd-tracking-bin")
+if ! wait "$HELM_PID"; then
+  tail -n 30 "$HELM_LOG" >&2
+  echo "[peers] the helm build failed; see $HELM_LOG" >&2
+  exit 1
+fi
+HELM=$(tail -n1 "$CACHE/helm-bin")
+echo "[peers] helm: $HELM ($(grep -m1 '^\[helm-build\] done' "$HELM_LOG" || echo cached))"
 HOOK_IMAGE=$(tail -n1 "$CACHE/hook-image")
 HOOK_IMAGE_BASE=$("$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
 echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAGE_LOG" || echo cached))"
@@ -118,6 +129,7 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
   echo "  \"argocdTracking\": \"$ARGOCD_TRACKING\","
   echo "  \"fluxKstatus\": \"$FLUX_KSTATUS\","
+  echo "  \"helm\": \"$HELM\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"prometheusDir\": \"$PROMETHEUS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"

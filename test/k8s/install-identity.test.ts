@@ -332,6 +332,7 @@ for (const end of ENDS) {
       ]);
       hookEnv["PORT"] = String(port);
       hookEnv["METRICS_PORT"] = String(await freePort());
+      hookEnv["API_SERVER_PORT"] = String(await freePort());
       let out = "";
       const proc = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
         cwd: root,

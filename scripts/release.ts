@@ -3,13 +3,21 @@
 //   install.yaml                 manifests/install.yaml, naming the image <repository>:<version>
 //   llsd-hook-<version>.tgz      npm pack of bin/, dist/ (tsc, no source maps, no render
 //                                snapshot: a blob runs only on the node binary that built it),
-//                                configs/, LICENSE, README.md, package.json
+//                                configs/, LICENSE, README.md, package.json: of bin/ and
+//                                configs/ only what git tracks, never an ignored file
+//   llsd-hook-chart-<version>.tgz the Helm chart charts/llsd-hook/ (what git tracks), packaged by helm (test/helm/build.sh's)
+//                                with SOURCE_DATE_EPOCH at HEAD's commit time, so the same bytes each time
 //   llsd-hook-<version>.cdx.json CycloneDX 1.6 SBOM of the production dependencies, by
 //                                @cyclonedx/cyclonedx-npm (scripts/sbom/, installed apart),
 //                                reproducible, with each package's SHA-512 from the lock file
 //   release-notes.md             the version's CHANGELOG.md section
 //   image.txt                    the image reference, and the archive or how to build it
-//   llsd-hook-<version>.oci.tar  the image, when scripts/build-image.sh is there (not with --no-image)
+//   llsd-hook-<version>.oci.tar  the image, when scripts/build-image.sh is there (not with --no-image):
+//                                on the stand-in base in a dry run, on the base pulled from its
+//                                registry in a release (build-image.sh --pull-base)
+//   llsd-hook-<version>.os.cdx.json  with the image: CycloneDX 1.6 SBOM of its OS packages and base
+//                                tools, read from the image (scripts/release/os-packages.ts),
+//                                labelled as the image is, validated by @cyclonedx/cyclonedx-library
 //   SHA256SUMS                   of every file above (sha256sum -c SHA256SUMS)
 // It publishes nothing: docs/operations/releasing.md pushes and uploads them.
 // Without --dry-run it first requires what a release is made from: the
@@ -20,7 +28,6 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -31,18 +38,25 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   changelogSection,
   imageOf,
   packageVersionOf,
+  packedSources,
   releaseGateProblems,
   releaseInstallYaml,
   sha256sums,
+  trackedFiles,
   versionNameProblems,
   withLockHashes,
 } from "./release/artifacts.js";
+import { imageFiles } from "./release/image-files.js";
+import { osBom, osBomInput, osSbomPath } from "./release/os-packages.js";
+import { CHART_DIR } from "./chart/generate.js";
+import { built } from "../test/support/tools.js";
 
 const root = join(import.meta.dirname, "..");
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
@@ -76,20 +90,14 @@ function prepareOut(dir: string | undefined, version: string): string {
   return out;
 }
 
-/** npm pack of the package's file set with dist/ compiled fresh, into `out`; the tarball's name. */
+/** npm pack of the package's tracked files with dist/ compiled fresh, into `out`; the tarball's name. */
 function npmPackage(out: string): string {
   const stage = mkdtempSync(join(tmpdir(), "llsd-release-"));
   try {
-    // package.json's files: what npm pack keeps of the stage (llsd-hook request reads the CompositeController).
-    for (const f of [
-      "package.json",
-      "README.md",
-      "LICENSE",
-      "bin",
-      "configs",
-      "metacontroller/compositecontroller.yaml",
-    ])
-      cpSync(join(root, f), join(stage, f), { recursive: true });
+    for (const f of packedSources(root)) {
+      mkdirSync(dirname(join(stage, f)), { recursive: true });
+      copyFileSync(join(root, f), join(stage, f));
+    }
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     execFileSync(
       process.execPath,
@@ -111,15 +119,42 @@ function npmPackage(out: string): string {
   }
 }
 
-/** @cyclonedx/cyclonedx-npm as scripts/sbom/ pins it, installed once per lock and Node.js; its bin. */
+/** The Helm chart's tracked files, packaged by the helm the suite builds (cached), reproducibly; its file name. */
+function chart(out: string, version: string): string {
+  const helm = built("test/helm/build.sh");
+  const stage = mkdtempSync(join(tmpdir(), "llsd-chart-"));
+  try {
+    for (const f of trackedFiles(root, [CHART_DIR])) {
+      mkdirSync(dirname(join(stage, f)), { recursive: true });
+      copyFileSync(join(root, f), join(stage, f));
+    }
+    execFileSync(helm, ["package", join(stage, CHART_DIR), "--destination", stage], {
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HELM_CACHE_HOME: join(stage, ".cache"),
+        HELM_CONFIG_HOME: join(stage, ".config"),
+        HELM_DATA_HOME: join(stage, ".data"),
+        SOURCE_DATE_EPOCH: git(["log", "-1", "--format=%ct"]),
+      },
+      stdio: ["ignore", 2, 2],
+    });
+    // npm pack's tarball is llsd-hook-<version>.tgz already.
+    const name = `llsd-hook-chart-${version}.tgz`;
+    copyFileSync(join(stage, `llsd-hook-${version}.tgz`), join(out, name));
+    return name;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** @cyclonedx/cyclonedx-npm as scripts/sbom/ pins it, installed once per lock and Node.js; its folder. */
 function sbomTool(): string {
   const src = join(root, "scripts", "sbom");
   const files = ["package.json", "package-lock.json"];
   const hash = createHash("sha256");
   for (const f of files) hash.update(readFileSync(join(src, f)));
   const dir = join(cacheDir, "sbom", `${hash.update(process.version).digest("hex").slice(0, 12)}`);
-  const bin = join(dir, "node_modules", ".bin", "cyclonedx-npm");
-  if (existsSync(join(dir, ".complete"))) return bin;
+  if (existsSync(join(dir, ".complete"))) return dir;
   mkdirSync(join(cacheDir, "sbom"), { recursive: true });
   const work = mkdtempSync(join(cacheDir, "sbom", ".install-"));
   log(`installing the SBOM generator (scripts/sbom/) into ${dir}`);
@@ -132,12 +167,12 @@ function sbomTool(): string {
   writeFileSync(join(work, ".complete"), "");
   rmSync(dir, { recursive: true, force: true });
   renameSync(work, dir);
-  return bin;
+  return dir;
 }
 
 function sbom(out: string, version: string): string {
   const json = execFileSync(
-    sbomTool(),
+    join(sbomTool(), "node_modules", ".bin", "cyclonedx-npm"),
     [
       ...["--omit", "dev", "--spec-version", "1.6", "--output-format", "JSON"],
       ...["--output-reproducible", "--validate", "--mc-type", "application"],
@@ -153,6 +188,34 @@ function sbom(out: string, version: string): string {
     join(out, name),
     JSON.stringify(withLockHashes(JSON.parse(json), lock), null, 2) + "\n",
   );
+  return name;
+}
+
+/** What the OS SBOM uses of @cyclonedx/cyclonedx-library (installed with the generator, not a dependency). */
+interface CycloneDxLibrary {
+  Validation: {
+    JsonStrictValidator: new (version: string) => { validate(json: string): Promise<unknown> };
+  };
+  Spec: { Version: { v1dot6: string } };
+}
+
+/**
+ * The SBOM of the image's OS packages and base tools, read from the archive, validated against
+ * CycloneDX 1.6 by the library the npm SBOM's generator is built on; its file name.
+ */
+async function osSbom(out: string, version: string, archive: string): Promise<string> {
+  const bom = osBom(osBomInput(imageOf(version), imageFiles(archive, osSbomPath)));
+  const text = JSON.stringify(bom, null, 2) + "\n";
+  const library = createRequire(join(sbomTool(), "package.json"))(
+    "@cyclonedx/cyclonedx-library",
+  ) as CycloneDxLibrary;
+  const errors = await new library.Validation.JsonStrictValidator(
+    library.Spec.Version.v1dot6,
+  ).validate(text);
+  if (errors !== null)
+    fail([`the OS SBOM is not valid CycloneDX 1.6: ${JSON.stringify(errors).slice(0, 2000)}`]);
+  const name = `llsd-hook-${version}.os.cdx.json`;
+  writeFileSync(join(out, name), text);
   return name;
 }
 
@@ -177,7 +240,12 @@ function imageLabels(archive: string): Record<string, string> {
 }
 
 /** The image: built by scripts/build-image.sh when it is there, else how to build it; image.txt says which. */
-function image(out: string, version: string, skip: boolean, dryRun: boolean): string[] {
+async function image(
+  out: string,
+  version: string,
+  skip: boolean,
+  dryRun: boolean,
+): Promise<string[]> {
   const ref = imageOf(version);
   const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1];
   const lines = [`image: ${ref}`, `from: the Dockerfile, on ${base ?? "its base"}`];
@@ -193,7 +261,8 @@ function image(out: string, version: string, skip: boolean, dryRun: boolean): st
       `  ${build}`,
     );
   } else {
-    const printed = execFileSync(script, {
+    // A release pulls the Dockerfile's base from its registry; a dry run builds on the stand-in.
+    const printed = execFileSync(script, dryRun ? [] : ["--pull-base"], {
       cwd: root,
       encoding: "utf8",
       stdio: ["ignore", "pipe", 2],
@@ -211,10 +280,12 @@ function image(out: string, version: string, skip: boolean, dryRun: boolean): st
       lines.push(`built on a stand-in base (${standIn}): for testing only, not to be published`);
     const name = `llsd-hook-${version}.oci.tar`;
     copyFileSync(archive, join(out, name));
-    written.push(name);
+    const osName = await osSbom(out, version, archive);
+    written.push(name, osName);
     lines.push(
       `archive: ${name} (OCI archive by scripts/build-image.sh; its index names the image)`,
       `push it with a tool that reads OCI archives, e.g. skopeo copy oci-archive:${name} docker://${ref}`,
+      `os packages: ${osName} (CycloneDX, read from the image's dpkg database and base tools${standIn === undefined ? "" : "; the stand-in's, labelled so"})`,
     );
   }
   writeFileSync(join(out, "image.txt"), lines.join("\n") + "\n");
@@ -244,7 +315,13 @@ writeFileSync(
   join(out, "install.yaml"),
   releaseInstallYaml(installYaml, version, imageOf(version)),
 );
-const files = ["release-notes.md", "install.yaml", npmPackage(out), sbom(out, version)];
-files.push(...image(out, version, values["no-image"], values["dry-run"]));
+const files = [
+  "release-notes.md",
+  "install.yaml",
+  npmPackage(out),
+  chart(out, version),
+  sbom(out, version),
+];
+files.push(...(await image(out, version, values["no-image"], values["dry-run"])));
 writeFileSync(join(out, "SHA256SUMS"), sha256sums(out, files));
 for (const f of [...files, "SHA256SUMS"].sort()) console.log(join(out, f));

@@ -1,7 +1,8 @@
 // npm run release -- --dry-run, run as written into a temporary folder: every
 // artifact is there and is what it says. The npm tarball holds bin/, dist/,
 // configs/, LICENSE, README.md and package.json and nothing else (no tests,
-// sources, source maps or render snapshot), and installed from the tarball
+// sources, source maps or render snapshot; of bin/ and configs/ what git
+// tracks), and installed from the tarball
 // alone the CLI prints the version and renders an example. install.yaml names
 // the image tagged with the version; the SBOM lists the production
 // dependencies at their locked versions with their tarballs' SHA-512, and no
@@ -15,7 +16,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { releaseGateProblems } from "../../scripts/release/artifacts.js";
+import {
+  packedSources,
+  releaseGateProblems,
+  trackedFiles,
+} from "../../scripts/release/artifacts.js";
+import { readOciArchive, unpackLayers } from "./oci-image.js";
 import { root } from "../support/tools.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -29,8 +35,10 @@ const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) a
 const version = pkg.version;
 const image = `ghcr.io/llsd-hook/llsd-hook:${version}`;
 const tgz = `llsd-hook-${version}.tgz`;
+const chartTgz = `llsd-hook-chart-${version}.tgz`;
 const sbomFile = `llsd-hook-${version}.cdx.json`;
 const archive = `llsd-hook-${version}.oci.tar`;
+const osSbomFile = `llsd-hook-${version}.os.cdx.json`;
 const withImage = existsSync(join(root, "scripts", "build-image.sh"));
 
 function release(args: string[]) {
@@ -76,8 +84,9 @@ describe("npm run release -- --dry-run", function () {
       "install.yaml",
       sbomFile,
       tgz,
+      chartTgz,
       "release-notes.md",
-      ...(withImage ? [archive] : []),
+      ...(withImage ? [archive, osSbomFile] : []),
     ].sort();
     expect(readdirSync(out).sort()).to.deep.equal(want);
     expect(stdout.trim().split("\n")).to.deep.equal(want.map((f) => join(out, f)));
@@ -94,6 +103,27 @@ describe("npm run release -- --dry-run", function () {
         .digest("hex");
       expect(got, name).to.equal(sum);
     }
+  });
+
+  it("the Helm chart's package holds the files git tracks of charts/llsd-hook/ as they are, at the version", () => {
+    const dir = join(work, "chart");
+    execFileSync("mkdir", ["-p", dir]);
+    execFileSync("tar", ["-xzf", join(out, chartTgz), "-C", dir]);
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(d, e.name)).map((f) => `${e.name}/${f}`) : [e.name],
+      );
+    const packed = files(join(dir, "llsd-hook")).sort();
+    expect(packed).to.deep.equal(
+      trackedFiles(root, ["charts/llsd-hook"]).map((f) => f.replace("charts/llsd-hook/", "")),
+    );
+    for (const f of packed.filter((p) => p !== "Chart.yaml"))
+      expect(readFileSync(join(dir, "llsd-hook", f), "utf8"), f).to.equal(
+        readFileSync(join(root, "charts", "llsd-hook", f), "utf8"),
+      );
+    expect(readFileSync(join(dir, "llsd-hook", "Chart.yaml"), "utf8")).to.match(
+      new RegExp(`^version: ${version.replaceAll(".", "\\.")}$`, "m"),
+    );
   });
 
   describe("the npm tarball", () => {
@@ -142,6 +172,14 @@ describe("npm run release -- --dry-run", function () {
           entries.some((e) => e.startsWith(`package/configs/${r}/`)),
           r,
         ).to.equal(true);
+    });
+
+    it("holds exactly the files git tracks under bin/, configs/ and metacontroller/, never an ignored one", () => {
+      const tracked = packedSources(root).filter((f) => /^(bin|configs|metacontroller)\//.test(f));
+      const packed = entries
+        .map((e) => e.replace(/^package\//, ""))
+        .filter((f) => /^(bin|configs|metacontroller)\//.test(f));
+      expect(packed.sort()).to.deep.equal(tracked.sort());
     });
 
     it("installed alone, its CLI prints the version, renders examples/minimal.yaml and prints its request", () => {
@@ -229,6 +267,57 @@ describe("npm run release -- --dry-run", function () {
       const sha512 = Buffer.from(locked?.integrity.replace(/^sha512-/, "") ?? "", "base64");
       expect(c.hashes, path).to.deep.equal([{ alg: "SHA-512", content: sha512.toString("hex") }]);
       expect(c.purl, path).to.match(/^pkg:npm\//);
+    }
+  });
+
+  it("with the image, the OS SBOM lists every package of the image's dpkg database and the base's Node.js, labelled as the image is", function () {
+    if (!withImage) this.skip();
+    const bom = JSON.parse(readFileSync(join(out, osSbomFile), "utf8")) as {
+      specVersion: string;
+      metadata: { component: { type: string; name: string; version: string } };
+      components: { type: string; name: string; version: string; purl?: string }[];
+      serialNumber?: string;
+    };
+    expect(bom.specVersion).to.equal("1.6");
+    expect(bom.serialNumber).to.equal(undefined);
+    expect(bom.metadata.component).to.include({
+      type: "container",
+      name: image.slice(0, image.lastIndexOf(":")),
+      version,
+    });
+    // The image's own database, read here with dpkg-query's format from the archive's layers.
+    const work2 = mkdtempSync(join(tmpdir(), "llsd-os-sbom-"));
+    try {
+      const img = readOciArchive(join(out, archive), join(work2, "layout"));
+      const rootfs = join(work2, "rootfs");
+      unpackLayers(img, rootfs);
+      const status = readFileSync(join(rootfs, "var", "lib", "dpkg", "status"), "utf8");
+      const installed = status
+        .split(/\n\n+/)
+        .filter((s) => /^Status: install ok installed$/m.test(s))
+        .map((s) => `${/^Package: (.*)$/m.exec(s)?.[1]} ${/^Version: (.*)$/m.exec(s)?.[1]}`)
+        .sort();
+      const listed = bom.components
+        .filter((c) => c.purl?.startsWith("pkg:deb/") === true)
+        .map((c) => `${c.name} ${c.version}`)
+        .sort();
+      expect(listed).to.deep.equal(installed);
+      expect(installed.length).to.be.greaterThan(50);
+      const nodeVersion = /node:(\d+\.\d+\.\d+)-/.exec(
+        readFileSync(join(root, "Dockerfile"), "utf8"),
+      )?.[1];
+      expect(bom.components.find((c) => c.name === "node")?.version).to.equal(nodeVersion);
+      expect(bom.components.map((c) => c.name)).to.include.members(["npm", "corepack", "yarn"]);
+      expect(bom.components[0]).to.include({ type: "operating-system", name: "debian" });
+      // Labelled as the image is: the suite's image is on the stand-in base, and says so.
+      const label = img.config.config.Labels?.["io.llsd-hook.stand-in-base"];
+      const properties = (bom.metadata as { properties?: { name: string; value: string }[] })
+        .properties;
+      if (label !== undefined)
+        expect(properties).to.deep.include({ name: "io.llsd-hook.stand-in-base", value: label });
+      expect(readFileSync(join(out, "image.txt"), "utf8")).to.include(`os packages: ${osSbomFile}`);
+    } finally {
+      rmSync(work2, { recursive: true, force: true });
     }
   });
 

@@ -108,7 +108,7 @@ describe("server: stopping on SIGTERM", () => {
     let exit!: () => void;
     const exited = new Promise<void>((r) => (exit = r));
     const exitsBefore = new Promise<number>((r) => setTimeout(() => r(exits), ms));
-    const stop = gracefulShutdown(server, [], {
+    const stop = gracefulShutdown([server], [], {
       delayMs,
       forceAfterMs,
       logger: log.logger,

@@ -356,6 +356,7 @@ export const msg = {
     `the request ${why}; the API server sends apiextensions.k8s.io/v1 ConversionReview requests with request.uid, request.desiredAPIVersion and request.objects`,
   convertObjectFailed: (index: number, name: string, from: string, to: string, problems: string) =>
     `objects[${index}] (${name}) cannot be converted from ${from} to ${to}: ${problems}`,
+
   crossNamespaceConfigMap: (namespace: string, name: string, own: string) =>
     `the llamastack.io/v1alpha1 object ran the config of ConfigMap ${namespace}/${name} (spec.server.userConfig), and llsd-hook reads ConfigMaps only from the resource's own namespace${own === "" ? "" : ` (${own})`}; copy the ConfigMap there and set spec.overrideConfig.configMapName: ${name}`,
   caBundleNotConverted: (key: string) =>
@@ -384,4 +385,12 @@ export const msg = {
     `${product(release)} has no ${type} authentication provider (it has ${types.length === 0 ? "none" : list(types)}); use the other kind of spec.auth, or another release`,
   kubeRootCaNotFound: (name: string, namespace: string) =>
     `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caBundle`,
+
+  // the admission webhook (src/admit.ts, docs/operations/admission.md)
+  admissionReviewInvalid: (why: string) =>
+    `the request ${why}; the API server sends admission.k8s.io/v1 AdmissionReview requests with request.uid, request.resource, request.operation and request.object`,
+  admissionNotOurs: (resource: string) =>
+    `llsd-hook checks llamastackdistributions.llamastack.io only, and was sent ${resource}: admitted unchecked; narrow the rules of the ValidatingWebhookConfiguration that calls POST /validate (manifests/components/admission)`,
+  admissionWrongVersion: (found: string) =>
+    `is ${found}; llsd-hook checks llamastack.io/v1alpha2 LlamaStackDistributions (and llamastack.io/v1alpha1 ones, converted first)`,
 } as const;

@@ -50,14 +50,14 @@ export function returnChildren(
     : withKept(planned, observed, parent);
 }
 
-interface Planned {
+export interface Planned {
   children: KubeObject[];
   deployment: Deployment;
   warnings: Warning[];
 }
 
 /** The third rung's first step: whether the children can be built, and them when every check passed. */
-interface Plan {
+export interface Plan {
   /** Undefined when there is nothing to plan (the spec is invalid). */
   check: Check | undefined;
   planned: Planned | undefined;
@@ -68,7 +68,7 @@ interface Plan {
  * (duplicate volumes, a child too large) is a failed check of its own, which
  * the status reports under ValidationSucceeded.
  */
-function plan(resolution: Resolution, observed: Observed): Plan {
+export function plan(resolution: Resolution, observed: Observed): Plan {
   const desired = resolution.desired;
   if (desired === undefined) return { check: undefined, planned: undefined };
   const result = planChildren({

@@ -11,11 +11,16 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { Logger } from "pino";
 import type { Catalog } from "../config/catalog.js";
 import { own } from "../lib/json.js";
-import { conversionFailure } from "../convert/failure.js";
 import { isoSeconds } from "../edge/clock.js";
 import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
 import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
-import { READABLE_CHARSETS, type Answer, type Parent, type Route } from "./answer.js";
+import {
+  errorBody as routeErrorBody,
+  READABLE_CHARSETS,
+  type Answer,
+  type Parent,
+  type Route,
+} from "./answer.js";
 import { viewOf } from "./condition-metrics.js";
 import {
   createMetrics,
@@ -88,6 +93,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   "/sync": "sync",
   "/customize": "customize",
   "/convert": "convert",
+  "/validate": "validate",
 };
 
 const routeOf = (req: Request): Route | undefined =>
@@ -144,14 +150,14 @@ function logRequests(logger: Logger, metrics: HookMetrics): Handler {
   };
 }
 
-/** The error body of `req`'s route: a Failure ConversionReview for /convert. */
-function errorBody(req: Request, error: string): unknown {
-  return req.path === "/convert" ? conversionFailure("", error) : { error };
+/** The error body of `req`'s route: a Failure ConversionReview for /convert, a Status for /validate. */
+function errorBody(req: Request, status: number, error: string): unknown {
+  return routeErrorBody(routeOf(req), status, error);
 }
 
 const requireJson: Handler = (req, res, next) => {
   if (!req.is("application/json")) {
-    res.status(415).json(errorBody(req, "content-type must be application/json"));
+    res.status(415).json(errorBody(req, 415, "content-type must be application/json"));
     return;
   }
   next();
@@ -166,7 +172,7 @@ function charsetOf(req: Request): string {
 /** Refuses a charset the workers do not read before a byte of the body is (body-parser's rule for JSON). */
 const requireCharset: Handler = (req, res, next) => {
   if (!READABLE_CHARSETS.has(charsetOf(req))) {
-    res.status(415).json(errorBody(req, bodyErrors["charset.unsupported"] ?? ""));
+    res.status(415).json(errorBody(req, 415, bodyErrors["charset.unsupported"] ?? ""));
     return;
   }
   next();
@@ -255,7 +261,10 @@ function sendAnswer(
         });
     }
   }
-  if (answer.retryAfter !== undefined) res.set("retry-after", String(answer.retryAfter));
+  // Not to the API server (/validate): its client would wait and retry within the webhook's
+  // timeout, and a timeout would then answer in place of this message.
+  if (answer.retryAfter !== undefined && route !== "validate")
+    res.set("retry-after", String(answer.retryAfter));
   sendJson(res, answer.status, body);
 }
 
@@ -349,7 +358,7 @@ function handleErrors(logger: Logger, bodyLimit: number) {
       status: 500,
       error: "internal error in llsd-hook; see the hook's log",
     };
-    res.status(status).json(errorBody(req, error));
+    res.status(status).json(errorBody(req, status, error));
   };
 }
 
@@ -411,7 +420,7 @@ export function createApp(options: AppOptions): express.Express {
   app.use(
     bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
       metrics.countBudgetRefusal(routeOf(req) ?? "other");
-      res.status(503).json(errorBody(req, error));
+      res.status(503).json(errorBody(req, 503, error));
     }),
   );
   app.get("/healthz", (_req, res) => {
@@ -435,10 +444,12 @@ export function createApp(options: AppOptions): express.Express {
   app.post("/customize", authorize, ...read, poolHandler("customize", deps));
   // No authorize: the API server calls conversion webhooks without a token (docs/operations/v1alpha1.md).
   app.post("/convert", ...read, poolHandler("convert", deps));
+  // No authorize either: nor does the API server send one to an admission webhook (docs/operations/admission.md).
+  app.post("/validate", ...read, poolHandler("validate", deps));
   app.use((_req, res) => {
     res.status(404).json({
       error:
-        "not found: the hook serves POST /sync, POST /customize, POST /convert, GET /healthz and GET /readyz",
+        "not found: the hook serves POST /sync, POST /customize, POST /convert, POST /validate, GET /healthz and GET /readyz",
     });
   });
   app.use(handleErrors(logger, bodyLimit));

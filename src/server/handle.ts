@@ -12,6 +12,7 @@
 import { DNS1123_SUBDOMAIN } from "../api/names.js";
 import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/hook.js";
 import type { Catalog } from "../config/catalog.js";
+import { admit } from "../admit.js";
 import { convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
 import { formatPath, isObject, own, scanJson } from "../lib/json.js";
@@ -78,14 +79,17 @@ const PARENT_PATHS = [
   ["parent", "metadata", "name"],
 ] as const;
 
+/** The routes the API server calls (without a token, for any namespace); their bodies name no parent. */
+const fromApiServer = (route: Route) => route === "convert" || route === "validate";
+
 /**
  * Who a request is for, as the pool shares its workers out: the parent's
  * namespace for /sync and /customize (a tenant), one tenant for all of /convert
- * (the API server calls it without a token), and one for requests that name no
- * valid parent (they are refused after this step).
+ * and /validate (the API server calls them without a token), and one for
+ * requests that name no valid parent (they are refused after this step).
  */
 function tenantOf(route: Route, parent: Parent | undefined): string {
-  if (route === "convert") return CONVERT_TENANT;
+  if (fromApiServer(route)) return CONVERT_TENANT;
   return parent === undefined ? "/unnamed" : parent.namespace;
 }
 
@@ -128,7 +132,7 @@ export function textOf(job: Job): string | undefined {
  * children and related objects), without building anything.
  */
 export function identify(route: Route, text: string | undefined): Identity {
-  if (route === "convert" || text === undefined)
+  if (fromApiServer(route) || text === undefined)
     return { tenant: tenantOf(route, undefined), parent: undefined };
   const { found } = scanJson(text, { paths: PARENT_PATHS, stopAfter: "parent" });
   const parent = validParent(found[0], found[1]);
@@ -154,7 +158,7 @@ export function read(route: Route, text: string | undefined): Read {
     if ("answer" in parsed) return { ok: false, answer: parsed.answer };
     value = parsed.value;
   }
-  if (route !== "convert" && !isObject(value))
+  if (!fromApiServer(route) && !isObject(value))
     return {
       ok: false,
       answer: errorAnswer(
@@ -163,7 +167,7 @@ export function read(route: Route, text: string | undefined): Read {
         `the request body must be a JSON object (a Metacontroller hook request), not ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
       ),
     };
-  const parent = route === "convert" ? undefined : parentOf(value);
+  const parent = fromApiServer(route) ? undefined : parentOf(value);
   return { ok: true, value, tenant: tenantOf(route, parent), parent };
 }
 
@@ -247,6 +251,28 @@ function answerConvert(value: unknown): Answer {
   });
 }
 
+/**
+ * POST /validate: the admission webhook. Always an AdmissionReview, allowed or
+ * refused with the fields and the fix (src/admit.ts); the log names the object.
+ */
+function answerValidate(value: unknown, ctx: HandleContext): Answer {
+  const answer = admit(value, ctx);
+  const { uid, allowed, status, warnings } = answer.response;
+  const request = isObject(value) ? own(value, "request") : undefined;
+  const field = (key: string) => {
+    const v = isObject(request) ? own(request, key) : undefined;
+    return typeof v === "string" ? v.slice(0, 253) : undefined;
+  };
+  return json(200, answer, {
+    uid: uid.slice(0, 64),
+    operation: field("operation"),
+    object: `${field("namespace") ?? ""}/${field("name") ?? ""}`,
+    allowed,
+    ...(status === undefined ? {} : { problems: status.details?.causes.length ?? 1 }),
+    ...(warnings === undefined ? {} : { warnings: warnings.length }),
+  });
+}
+
 /** A fault in the hook: a 500 with a fixed text; the error is for the log. */
 export function internalError(route: Route, err: unknown): Answer {
   const e = err as Error | undefined;
@@ -265,6 +291,7 @@ export function answer(job: Job, read: Extract<Read, { ok: true }>, ctx: HandleC
   try {
     if (job.route === "sync") return answerSync(read.value, job.at, ctx);
     if (job.route === "customize") return answerCustomize(read.value);
+    if (job.route === "validate") return answerValidate(read.value, ctx);
     return answerConvert(read.value);
   } catch (err) {
     return internalError(job.route, err);

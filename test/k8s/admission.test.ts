@@ -8,7 +8,7 @@
 // --dry-run=server, and prints what the API server answered.
 import { expect } from "chai";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
@@ -16,7 +16,7 @@ import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { admit } from "../../src/admit.js";
 import { syncContext } from "../golden/harness.js";
-import { kubectl } from "../install/tools.js";
+import { codeBlocks, docSection, kubectl } from "../install/tools.js";
 import { freePort } from "../net.js";
 import { POD_RULE_ROWS } from "../unit/children/pod-rules-rows.js";
 import { stopProcess } from "./cluster.js";
@@ -49,9 +49,10 @@ interface Run {
 }
 
 /** The suite's kubectl in NS, `input` on stdin. */
-function run(args: string[], input?: string): Run {
+function run(args: string[], input?: string, cwd?: string): Run {
   const r = spawnSync(kubectl(), [...args, "-n", NS], {
     input,
+    cwd,
     encoding: "utf8",
     env: { PATH: process.env["PATH"] ?? "", KUBECONFIG: cluster().kubeconfig },
     timeout: 60_000,
@@ -211,6 +212,20 @@ describe("the admission webhook on a real kube-apiserver", function () {
   });
 
   describe("refuses at apply time what the status would report as an invalid spec", () => {
+    it("the refusal docs/operations/admission.md shows, as kubectl prints it", () => {
+      const section = docSection("docs/operations/admission.md", "## What a refusal looks like");
+      const [example] = codeBlocks(section, "yaml");
+      const [command = "", ...printed] = (codeBlocks(section, "console")[0] ?? "").split("\n");
+      expect(command).to.equal("$ kubectl apply -f llama.yaml");
+      const work = mkdtempSync(join(tmpdir(), "llsd-admission-doc-"));
+      writeFileSync(join(work, "llama.yaml"), example ?? "");
+      const r = run(["apply", "-f", "llama.yaml"], undefined, work);
+      rmSync(work, { recursive: true, force: true });
+      expect(r.status, said(r)).to.equal(1);
+      // kubectl ends its first line with a space, which the page does not keep.
+      expect(r.stderr.replace(/ +$/gm, "")).to.equal(printed.join("\n"));
+    });
+
     for (const row of INVALID)
       for (const dryRun of [true, false])
         it(`${row.name}${dryRun ? " (--dry-run=server)" : ""}: the field and the fix`, () => {

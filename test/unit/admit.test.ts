@@ -56,7 +56,7 @@ const UNKNOWN_TYPE = {
   providers: { inference: [{ provider: "vlm", endpoint: "http://vllm:8000/v1" }] },
 };
 const UNKNOWN_TYPE_LINE =
-  "spec.providers.inference[0].provider: vlm is not a provider type of the inference API in OGX 1.5.0; use one of inline::sentence-transformers, remote::anthropic, remote::azure, remote::bedrock, remote::cerebras, remote::databricks, remote::deepseek, remote::fireworks, remote::gemini, remote::groq, remote::llama-cpp-server, remote::llama-openai-compat, remote::meta, remote::mistral, remote::nvidia, remote::oci, remote::ollama, remote::openai, remote::passthrough, remote::runpod, remote::sambanova, remote::text-embeddings-inference, remote::together, remote::vertexai, remote::vllm, remote::watsonx";
+  "spec.providers.inference[0].provider: vlm is not a provider type of the inference API in OGX 1.5.0; did you mean vllm? Otherwise use one of inline::sentence-transformers, remote::anthropic, remote::azure, remote::bedrock, remote::cerebras, remote::databricks, remote::deepseek, remote::fireworks, remote::gemini, remote::groq, remote::llama-cpp-server, remote::llama-openai-compat, remote::meta, remote::mistral, remote::nvidia, remote::oci, remote::ollama, remote::openai, remote::passthrough, remote::runpod, remote::sambanova, remote::text-embeddings-inference, remote::together, remote::vertexai, remote::vllm, remote::watsonx";
 
 const INVALID_REVIEW = (why: string) =>
   `the request ${why}; the API server sends admission.k8s.io/v1 AdmissionReview requests with request.uid, request.resource, request.operation and request.object`;

@@ -48,13 +48,16 @@ interface Run {
   stderr: string;
 }
 
+/** A HOME of kubectl's own, for its discovery cache (never the checkout's or the user's). */
+const HOME = mkdtempSync(join(tmpdir(), "llsd-admission-home-"));
+
 /** The suite's kubectl in NS, `input` on stdin. */
-function run(args: string[], input?: string, cwd?: string): Run {
+function run(args: string[], input?: string, cwd: string = HOME): Run {
   const r = spawnSync(kubectl(), [...args, "-n", NS], {
     input,
     cwd,
     encoding: "utf8",
-    env: { PATH: process.env["PATH"] ?? "", KUBECONFIG: cluster().kubeconfig },
+    env: { PATH: process.env["PATH"] ?? "", HOME, KUBECONFIG: cluster().kubeconfig },
     timeout: 60_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -209,6 +212,7 @@ describe("the admission webhook on a real kube-apiserver", function () {
     }
     await kube().remove("v1", "namespaces", undefined, NS);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(HOME, { recursive: true, force: true });
   });
 
   describe("refuses at apply time what the status would report as an invalid spec", () => {

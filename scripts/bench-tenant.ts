@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { BODY_BUDGET_BYTES } from "../src/server/body-budget.js";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
-import { DEFAULT_POOL_LIMITS } from "../src/server/pool.js";
+import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
 
 const MiB = 2 ** 20;

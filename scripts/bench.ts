@@ -48,11 +48,12 @@ import { specBindings } from "../src/config/bindings.js";
 import { generateConfig } from "../src/config/generate.js";
 import { isoSeconds } from "../src/edge/clock.js";
 import { loadCatalog } from "../src/edge/load-catalog.js";
-import { createApp, poolOf } from "../src/server/app.js";
+import { createApp } from "../src/server/app.js";
 import { createMetrics } from "../src/server/metrics.js";
 import { memoize } from "../src/server/memo.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
+import { testPool } from "../test/support/pool.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
@@ -475,8 +476,11 @@ async function benchHttp(): Promise<void> {
       cb();
     },
   });
-  const hook = createApp({ catalog, logger: pino({ level: "info" }, counter) });
+  // Both hooks answer with one pool, whose workers start before anything is timed.
+  const pool = testPool();
+  const hook = createApp({ pool, catalog, logger: pino({ level: "info" }, counter) });
   const uncached = createApp({
+    pool,
     catalog,
     logger: pino({ level: "silent" }),
     cacheResponses: false,
@@ -495,8 +499,7 @@ async function benchHttp(): Promise<void> {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  // Both hooks' workers (one pool: same catalog and limits) start before anything is timed.
-  await poolOf(hook).ready();
+  await pool.ready();
   const port = (server.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -604,11 +607,12 @@ function seriesOf(text: string): Map<string, number> {
 
 async function benchParentSeries(count = 1000, scrapes = 20): Promise<void> {
   const metrics = createMetrics({ processMetrics: true });
-  const hook = createApp({ catalog, logger: pino({ level: "silent" }), metrics });
+  const pool = testPool();
+  const hook = createApp({ pool, catalog, logger: pino({ level: "silent" }), metrics });
   const server = http.createServer(hook);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  await poolOf(hook).ready();
+  await pool.ready();
   const port = (server.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const before = Buffer.byteLength(await metrics.exposition());
@@ -764,11 +768,17 @@ function admissionReview(spec: unknown, previous: unknown, uid: string): string 
 const ADMISSION_TARGET = 1.5;
 
 async function benchAdmission(): Promise<boolean> {
-  const hook = createApp({ catalog, logger: pino({ level: "silent" }), cacheResponses: false });
+  const pool = testPool();
+  const hook = createApp({
+    pool,
+    catalog,
+    logger: pino({ level: "silent" }),
+    cacheResponses: false,
+  });
   const server = http.createServer(hook);
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  await poolOf(hook).ready();
+  await pool.ready();
   const port = (server.address() as AddressInfo).port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let uid = 0;
@@ -826,7 +836,6 @@ async function benchAdmission(): Promise<boolean> {
   }
   agent.destroy();
   server.close();
-  await poolOf(hook).close();
   table(
     `11. Admission: POST /validate beside a cache-miss /sync, one keep-alive connection, interleaved, ms (target: ≤ ${ADMISSION_TARGET}× at p50 and p99: ${met ? "met" : "MISSED"})`,
     [

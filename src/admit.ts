@@ -30,7 +30,7 @@ import { problemsOf, resolve, type Check, type ResolveContext } from "./resolve.
 import { plan } from "./return-children.js";
 
 /** What the check found: refused when there is a problem; the warnings either way. */
-export interface Verdict {
+interface Verdict {
   problems: Problem[];
   warnings: Warning[];
 }
@@ -51,7 +51,7 @@ const LEFT_TO_THE_STATUS: Check = {
  * A v1alpha2 object, its metadata as the API server will store it (namespace
  * and name set), checked as /sync checks it, without the objects it refers to.
  */
-export function checkObject(object: JsonObject, ctx: ResolveContext): Verdict {
+function checkObject(object: JsonObject, ctx: ResolveContext): Verdict {
   const input = { parent: object, children: DECLARED, related: {} };
   const parsed = SyncRequest.safeParse(input);
   if (!parsed.success) {

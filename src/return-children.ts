@@ -50,7 +50,7 @@ export function returnChildren(
     : withKept(planned, observed, parent);
 }
 
-export interface Planned {
+interface Planned {
   children: KubeObject[];
   deployment: Deployment;
   warnings: Warning[];

@@ -5,10 +5,10 @@
 // as the reason a call failed: a module of its own, so that the HTTP edge
 // answers with it without loading the check (src/admit.ts).
 
-export const ADMISSION_API_VERSION = "admission.k8s.io/v1";
+const ADMISSION_API_VERSION = "admission.k8s.io/v1";
 
 /** One field a refusal names: kubectl prints `* field: message` for each. */
-export interface StatusCause {
+interface StatusCause {
   reason: "FieldValueInvalid";
   field: string;
   message: string;

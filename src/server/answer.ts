@@ -5,7 +5,22 @@ import type { Phase } from "../api/status.js";
 import { failureStatus } from "../api/admission.js";
 import { conversionFailure } from "../convert/failure.js";
 
-export type Route = "sync" | "customize" | "convert" | "validate";
+/** The routes Metacontroller calls: the bearer token when one is set, a tenant per namespace. */
+export const HOOK_ROUTES = ["sync", "customize"] as const;
+
+/**
+ * The routes the API server calls, declared once: without a token (it sends
+ * none to a webhook), for any namespace, all one tenant (CONVERT_TENANT). The
+ * class of endpoints the API server calls (issue 34: a port, a budget and a
+ * worker share of their own) takes them together.
+ */
+export const API_SERVER_ROUTES = ["convert", "validate"] as const;
+
+export type Route = (typeof HOOK_ROUTES)[number] | (typeof API_SERVER_ROUTES)[number];
+
+/** Whether the API server calls `route` (see API_SERVER_ROUTES). */
+export const fromApiServer = (route: Route): boolean =>
+  (API_SERVER_ROUTES as readonly Route[]).includes(route);
 
 /**
  * Why the pool answered a request 503 without running it: it waited too long
@@ -14,10 +29,7 @@ export type Route = "sync" | "customize" | "convert" | "validate";
  */
 export type RefusalReason = "queue" | "repeat" | "share";
 
-/**
- * The tenant of every /convert and /validate request: the API server calls
- * them without a token, for any namespace.
- */
+/** The tenant of every request on API_SERVER_ROUTES. */
 export const CONVERT_TENANT = "/convert";
 
 /** One request as the main thread hands it over. */
@@ -39,10 +51,10 @@ export const READABLE_CHARSETS: ReadonlySet<string> = new Set([
   "utf-16be",
 ]);
 
-/** What a /sync answer's status says, for the outcome and per-parent metrics. */
+/** What a /sync answer's status says, for the outcome and per-parent metrics (./metrics.ts, ./condition-metrics.ts). */
 export interface StatusSummary {
-  phase?: Phase;
-  conditions: { type: string; status: string; reason: string }[];
+  phase?: Phase | undefined;
+  conditions?: readonly { type: string; status: string; reason: string }[] | undefined;
 }
 
 /** The answer to one request: what the main thread sends, logs and counts. */
@@ -64,6 +76,7 @@ export interface Answer {
   fault?: { note: string; message: string; stack?: string };
 }
 
+/** A parent's namespace and name, as the request wrote them. */
 export interface Parent {
   namespace: string;
   name: string;
@@ -76,7 +89,11 @@ export function json(status: number, value: unknown, log: Record<string, unknown
   return { status, body: encoder.encode(JSON.stringify(value)), log };
 }
 
-/** The body of an error answer in the route's own shape (a Failure ConversionReview for /convert, a Status for /validate). */
+/**
+ * An error's body in the route's own shape: a Failure ConversionReview for
+ * /convert and a meta/v1 Status for /validate, the shapes the API server
+ * reads; `{ error }` for the others and for a path that is no route.
+ */
 export function errorBody(route: Route | undefined, status: number, error: string): unknown {
   if (route === "convert") return conversionFailure("", error);
   return route === "validate" ? failureStatus(status, error) : { error };

@@ -1,6 +1,6 @@
 // The HTTP edge: express routes around the pure core. Receives request bodies
 // (within the body budget and limit), passes them with the clock to the worker
-// pool (./pool.ts), which reads, checks and answers them off this thread (400
+// pool (./pool/), which reads, checks and answers them off this thread (400
 // with the JSON path of the problem), logs one structured line per request
 // (never a body), and never returns a stack. A steady parent's repeated request
 // is answered here from a cache of whole responses, without a worker
@@ -12,10 +12,13 @@ import type { Logger } from "pino";
 import type { Catalog } from "../config/catalog.js";
 import { own } from "../lib/json.js";
 import { isoSeconds } from "../edge/clock.js";
+import { serverMsg } from "../server-messages.js";
 import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
 import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
 import {
-  errorBody as routeErrorBody,
+  API_SERVER_ROUTES,
+  errorBody,
+  HOOK_ROUTES,
   READABLE_CHARSETS,
   type Answer,
   type Parent,
@@ -29,13 +32,7 @@ import {
   type HookMetrics,
   type OutcomeLabels,
 } from "./metrics.js";
-import {
-  DEFAULT_POOL_LIMITS,
-  sharedPool,
-  type Pool,
-  type PoolEvents,
-  type PoolLimits,
-} from "./pool.js";
+import type { Pool, PoolEvents } from "./pool/index.js";
 import { keepResponse, requestKey, type CachedResponse } from "./responses.js";
 
 /**
@@ -52,12 +49,20 @@ export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
  */
 export const CACHE_BYTES = 48 * 1024 * 1024;
 
+/** The generated configs' half of the caches' bytes: what the pool is made with (createPool's cacheBytes). */
+export function generationCacheBytes(cacheBytes: number): number {
+  return cacheBytes / 2;
+}
+
 export interface AppOptions {
+  /** The worker pool that reads and answers the requests the response cache cannot (createPool). */
+  pool: Pool;
+  /** The catalog the pool was made with (/readyz names its releases). */
   catalog: Catalog;
   logger: Logger;
   /** The clock; injectable for tests. */
   now?: () => Date;
-  /** Bytes the caches may hold together (default CACHE_BYTES). */
+  /** Bytes the caches may hold together (default CACHE_BYTES): the response cache takes half, the pool's the rest. */
   cacheBytes?: number;
   /** Whether whole sync responses are cached (default true; the bench compares without). */
   cacheResponses?: boolean;
@@ -65,17 +70,13 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /** Request-body bytes held at once across all requests (default BODY_BUDGET_BYTES); at least bodyLimitBytes. */
   bodyBudgetBytes?: number;
-  /** Metacontroller's server-side apply field manager (default "metacontroller"). */
-  fieldManager?: string;
   /**
    * When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16).
-   * /convert never does: the API server sends no token to a conversion webhook.
+   * /convert and /validate never do: the API server sends no token to a webhook.
    */
   bearerToken?: string;
   /** Where the app records its metrics (default: a registry of its own); served by createMetricsApp. */
   metrics?: HookMetrics;
-  /** The worker pool's limits (default DEFAULT_POOL_LIMITS); its workers start on the first request. */
-  pool?: PoolLimits;
 }
 
 /** What the metrics learn of one request, kept in res.locals until it finishes. */
@@ -89,17 +90,15 @@ function measured(res: Response): Measured {
   return (res.locals["metrics"] ??= {}) as Measured;
 }
 
-const ROUTES: Readonly<Record<string, Route>> = {
-  "/sync": "sync",
-  "/customize": "customize",
-  "/convert": "convert",
-  "/validate": "validate",
-};
+/** Each route by its path: POST /sync is "sync". */
+const ROUTES: Readonly<Record<string, Route>> = Object.fromEntries(
+  [...HOOK_ROUTES, ...API_SERVER_ROUTES].map((route) => [`/${route}`, route]),
+);
 
 const routeOf = (req: Request): Route | undefined =>
   req.method === "POST" ? own(ROUTES, req.path) : undefined;
 
-/** Records a finished /sync, /customize or /convert request; other paths are not measured. */
+/** Records a finished request on a route; other paths are not measured. */
 function record(metrics: HookMetrics, req: Request, res: Response, seconds: number): void {
   const route = routeOf(req);
   if (route === undefined) return;
@@ -108,16 +107,6 @@ function record(metrics: HookMetrics, req: Request, res: Response, seconds: numb
   if (route === "sync")
     metrics.countSync(m.outcome ?? outcomeOfStatusCode(res.statusCode), m.parent);
 }
-
-/** Fixed texts for body-parser's errors (its own messages may quote the request). */
-const bodyErrors: Readonly<Record<string, string>> = {
-  "charset.unsupported": "unsupported charset: send the body as JSON in UTF-8",
-  "encoding.unsupported":
-    "unsupported Content-Encoding: send the body uncompressed, or with gzip, deflate or br",
-  zlib: "the compressed body could not be decompressed; check its Content-Encoding",
-  "request.aborted": "the request was aborted before its body was complete",
-  "request.size.invalid": "the request body does not match its Content-Length",
-};
 
 /** Error codes of Node's zlib (Z_DATA_ERROR, …) and brotli decoders (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
 const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
@@ -150,14 +139,13 @@ function logRequests(logger: Logger, metrics: HookMetrics): Handler {
   };
 }
 
-/** The error body of `req`'s route: a Failure ConversionReview for /convert, a Status for /validate. */
-function errorBody(req: Request, status: number, error: string): unknown {
-  return routeErrorBody(routeOf(req), status, error);
-}
+/** The error body of `req`'s path, whatever its method: a Failure ConversionReview for /convert, a Status for /validate. */
+const errorBodyOf = (req: Request, status: number, error: string): unknown =>
+  errorBody(own(ROUTES, req.path), status, error);
 
 const requireJson: Handler = (req, res, next) => {
   if (!req.is("application/json")) {
-    res.status(415).json(errorBody(req, 415, "content-type must be application/json"));
+    res.status(415).json(errorBodyOf(req, 415, serverMsg.notJson));
     return;
   }
   next();
@@ -172,7 +160,7 @@ function charsetOf(req: Request): string {
 /** Refuses a charset the workers do not read before a byte of the body is (body-parser's rule for JSON). */
 const requireCharset: Handler = (req, res, next) => {
   if (!READABLE_CHARSETS.has(charsetOf(req))) {
-    res.status(415).json(errorBody(req, 415, bodyErrors["charset.unsupported"] ?? ""));
+    res.status(415).json(errorBodyOf(req, 415, serverMsg.unsupportedCharset));
     return;
   }
   next();
@@ -184,7 +172,7 @@ function authorizer(token: string | undefined): Handler {
     if (expected === undefined) return next();
     const got = Buffer.from(req.get("authorization") ?? "");
     if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
-      res.status(401).json({ error: "missing or wrong bearer token" });
+      res.status(401).json({ error: serverMsg.badToken });
       return;
     }
     next();
@@ -213,7 +201,6 @@ function bodyReader(bodyLimit: number, metrics: HookMetrics) {
 interface PoolDeps {
   now: () => Date;
   pool: Pool;
-  limits: PoolLimits;
   metrics: HookMetrics;
   logger: Logger;
   responses: CacheTier<CachedResponse> | undefined;
@@ -270,7 +257,8 @@ function sendAnswer(
 
 /** What the app counts and logs of a request the pool could not answer in time. */
 function poolEvents(deps: PoolDeps, route: Route): PoolEvents {
-  const { metrics, logger, limits } = deps;
+  const { metrics, logger } = deps;
+  const { limits } = deps.pool;
   return {
     timeout: (parent) => {
       metrics.countWorkerTimeout(route);
@@ -328,17 +316,14 @@ function clientError(
   bodyLimit: number,
 ): { status: number; error: string } | undefined {
   if (e.type === "entity.too.large")
-    return {
-      status: 413,
-      error: `request body larger than ${+(bodyLimit / 2 ** 20).toFixed(2)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
-    };
+    return { status: 413, error: serverMsg.bodyTooLarge(bodyLimit) };
   const known =
-    own(bodyErrors, e.type ?? "") ??
-    (DECOMPRESSION_ERROR.test(e.code ?? "") ? bodyErrors["zlib"] : undefined);
+    own(serverMsg.bodyErrors, e.type ?? "") ??
+    (DECOMPRESSION_ERROR.test(e.code ?? "") ? serverMsg.undecodable : undefined);
   if (known !== undefined)
     return { status: typeof e.status === "number" ? e.status : 400, error: known };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500)
-    return { status: e.status, error: "bad request" };
+    return { status: e.status, error: serverMsg.badRequest };
   return undefined;
 }
 
@@ -354,36 +339,13 @@ function handleErrors(logger: Logger, bodyLimit: number) {
     const known = clientError(e, bodyLimit);
     if (known === undefined)
       logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
-    const { status, error } = known ?? {
-      status: 500,
-      error: "internal error in llsd-hook; see the hook's log",
-    };
-    res.status(status).json(errorBody(req, status, error));
+    const { status, error } = known ?? { status: 500, error: serverMsg.internalError };
+    res.status(status).json(errorBodyOf(req, status, error));
   };
 }
 
-/** The pool each app answers with (for tests and the bench: warm it up, close it). */
-const pools = new WeakMap<express.Express, Pool>();
-
-/** The worker pool of an app made by createApp. */
-export function poolOf(app: express.Express): Pool {
-  const pool = pools.get(app);
-  if (pool === undefined) throw new Error("not an app made by createApp");
-  return pool;
-}
-
-/** The app's worker pool, its figures watched by the metrics with the response cache's. */
-function poolFor(options: AppOptions, metrics: HookMetrics, cache: ByteCache): Pool {
-  const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
-  const limits = options.pool ?? DEFAULT_POOL_LIMITS;
-  const pool = sharedPool({
-    catalog: options.catalog,
-    limits,
-    // Half the caches' bytes for generated configs, shared out among the workers.
-    cacheBytes: cacheBytes / 2 / limits.workers,
-    ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
-  });
-  // The response tier here, the generation tiers in the workers: one set of figures.
+/** The caches' and the pool's figures for the metrics: the response tier here, the generation tiers in the workers. */
+function watch(metrics: HookMetrics, pool: Pool, cache: ByteCache, cacheBytes: number): void {
   metrics.watchCache(
     {
       tierStats: (): Record<string, TierStats> => ({
@@ -393,34 +355,28 @@ function poolFor(options: AppOptions, metrics: HookMetrics, cache: ByteCache): P
     },
     cacheBytes,
   );
-  metrics.watchPool(() => pool.stats(), limits.workers);
-  return pool;
+  metrics.watchPool(() => pool.stats(), pool.limits.workers);
 }
 
 export function createApp(options: AppOptions): express.Express {
-  const { catalog, logger } = options;
+  const { catalog, logger, pool } = options;
   const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
-  const limits = options.pool ?? DEFAULT_POOL_LIMITS;
-  const cache = byteCache(cacheBytes / 2);
+  const cache = byteCache(cacheBytes - generationCacheBytes(cacheBytes));
   const metrics = options.metrics ?? createMetrics();
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
   const budgetBytes = options.bodyBudgetBytes ?? BODY_BUDGET_BYTES;
-  if (budgetBytes < bodyLimit)
-    throw new Error(
-      `BODY_BUDGET_MIB (${+(budgetBytes / 2 ** 20).toFixed(2)}) must be at least BODY_LIMIT_MIB (${+(bodyLimit / 2 ** 20).toFixed(2)}): a body at the limit would never fit`,
-    );
-  const pool = poolFor(options, metrics, cache);
+  if (budgetBytes < bodyLimit) throw new Error(serverMsg.budgetBelowLimit(budgetBytes, bodyLimit));
+  watch(metrics, pool, cache, cacheBytes);
   const reader = bodyReader(bodyLimit, metrics);
   const authorize = authorizer(options.bearerToken);
   const app = express();
-  pools.set(app, pool);
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(logRequests(logger, metrics));
   app.use(
     bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
       metrics.countBudgetRefusal(routeOf(req) ?? "other");
-      res.status(503).json(errorBody(req, 503, error));
+      res.status(503).json(errorBodyOf(req, 503, error));
     }),
   );
   app.get("/healthz", (_req, res) => {
@@ -432,7 +388,6 @@ export function createApp(options: AppOptions): express.Express {
   const deps: PoolDeps = {
     now: options.now ?? (() => new Date()),
     pool,
-    limits,
     metrics,
     logger,
     responses:
@@ -440,17 +395,13 @@ export function createApp(options: AppOptions): express.Express {
     requestKeys: reader.requestKeys,
   };
   const read = [requireJson, requireCharset, reader.raw];
-  app.post("/sync", authorize, ...read, poolHandler("sync", deps));
-  app.post("/customize", authorize, ...read, poolHandler("customize", deps));
-  // No authorize: the API server calls conversion webhooks without a token (docs/operations/v1alpha1.md).
-  app.post("/convert", ...read, poolHandler("convert", deps));
-  // No authorize either: nor does the API server send one to an admission webhook (docs/operations/admission.md).
-  app.post("/validate", ...read, poolHandler("validate", deps));
+  for (const route of HOOK_ROUTES)
+    app.post(`/${route}`, authorize, ...read, poolHandler(route, deps));
+  // No authorize: the API server sends no token to a conversion or admission webhook
+  // (docs/operations/v1alpha1.md, docs/operations/admission.md).
+  for (const route of API_SERVER_ROUTES) app.post(`/${route}`, ...read, poolHandler(route, deps));
   app.use((_req, res) => {
-    res.status(404).json({
-      error:
-        "not found: the hook serves POST /sync, POST /customize, POST /convert, POST /validate, GET /healthz and GET /readyz",
-    });
+    res.status(404).json({ error: serverMsg.notFound });
   });
   app.use(handleErrors(logger, bodyLimit));
   return app;

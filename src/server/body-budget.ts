@@ -5,6 +5,7 @@
 // answered 503 at once and its connection closed, so stalled uploads hold at
 // most the budget, however many connections there are (docs/adr/0010-request-body-limits.md).
 import type { NextFunction, Request, Response } from "express";
+import { serverMsg } from "../server-messages.js";
 
 /** Bytes of request bodies the process holds at once by default (BODY_BUDGET_MIB, README "Operations"). */
 export const BODY_BUDGET_BYTES = 16 * 1024 * 1024;
@@ -40,18 +41,13 @@ export function bodyBudget(
   refuse: (req: Request, res: Response, message: string) => void,
 ): BodyBudget {
   let held = 0;
-  const mib = +(budget / 2 ** 20).toFixed(2);
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
     const bytes = reservation(req, perRequest);
     if (bytes === 0) return next();
     if (held + bytes > budget) {
       // Not read: the connection closes after the answer instead of draining the body.
       res.set({ "retry-after": "1", connection: "close" });
-      refuse(
-        req,
-        res,
-        `llsd-hook is reading as many request bodies as it holds at once (${mib} MiB in all, BODY_BUDGET_MIB); retry shortly`,
-      );
+      refuse(req, res, serverMsg.budgetFull(budget));
       return;
     }
     held += bytes;

@@ -55,7 +55,7 @@ const KNOWN_PHASES: ReadonlySet<string> = new Set(PHASES);
 /** The view of a sync answer's status: its phase and the conditions of ours that are True. */
 export function viewOf(summary: StatusSummary): ParentView | undefined {
   if (summary.phase === undefined || !KNOWN_PHASES.has(summary.phase)) return undefined;
-  const held = summary.conditions
+  const held = (summary.conditions ?? [])
     .filter((c) => c.status === "True" && (KNOWN_TYPES.has(c.type) || isWarningReason(c.type)))
     .map((c) => ({ condition: c.type, reason: boundedReason(c.reason) }));
   return { phase: summary.phase, held };

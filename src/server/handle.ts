@@ -17,10 +17,12 @@ import { convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
 import { formatPath, isObject, own, scanJson } from "../lib/json.js";
 import { sync, type SyncContext } from "../sync.js";
+import { serverMsg } from "../server-messages.js";
 import { dependsOnNow } from "./responses.js";
 import {
   CONVERT_TENANT,
   errorAnswer,
+  fromApiServer,
   json,
   type Answer,
   type Job,
@@ -79,9 +81,6 @@ const PARENT_PATHS = [
   ["parent", "metadata", "name"],
 ] as const;
 
-/** The routes the API server calls (without a token, for any namespace); their bodies name no parent. */
-const fromApiServer = (route: Route) => route === "convert" || route === "validate";
-
 /**
  * Who a request is for, as the pool shares its workers out: the parent's
  * namespace for /sync and /customize (a tenant), one tenant for all of /convert
@@ -100,11 +99,7 @@ function decode(body: Uint8Array, charset: string): string {
 }
 
 const tooManyValues = (route: Route): Answer =>
-  errorAnswer(
-    route,
-    413,
-    `request body of more than ${MAX_JSON_VALUES} JSON values, the most llsd-hook reads (a real hook request has far fewer); see docs/operations/hook-server.md`,
-  );
+  errorAnswer(route, 413, serverMsg.tooManyValues(MAX_JSON_VALUES));
 
 /** The body's JSON value, or the answer to a body that is not JSON. */
 function parseBody(route: Route, text: string): { value: unknown } | { answer: Answer } {
@@ -115,8 +110,7 @@ function parseBody(route: Route, text: string): { value: unknown } | { answer: A
   } catch (err) {
     // JSON.parse's message can quote the body (which may hold Secret data): only the position goes out.
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    const error = `invalid JSON body${at === undefined ? "" : ` at position ${at}`}`;
-    return { answer: errorAnswer(route, 400, error) };
+    return { answer: errorAnswer(route, 400, serverMsg.invalidJson(at)) };
   }
 }
 
@@ -126,8 +120,8 @@ export function textOf(job: Job): string | undefined {
 }
 
 /**
- * Step one: whom a request is for, before its body is parsed: /convert is one
- * tenant; a hook request's parent is read from the text up to the end of its
+ * Step one: whom a request is for, before its body is parsed: the API
+ * server's routes are one tenant (their bodies name no parent); a hook request's parent is read from the text up to the end of its
  * "parent" (Metacontroller sends the controller, then the parent, then the
  * children and related objects), without building anything.
  */
@@ -158,15 +152,10 @@ export function read(route: Route, text: string | undefined): Read {
     if ("answer" in parsed) return { ok: false, answer: parsed.answer };
     value = parsed.value;
   }
-  if (!fromApiServer(route) && !isObject(value))
-    return {
-      ok: false,
-      answer: errorAnswer(
-        route,
-        400,
-        `the request body must be a JSON object (a Metacontroller hook request), not ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
-      ),
-    };
+  if (!fromApiServer(route) && !isObject(value)) {
+    const found = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+    return { ok: false, answer: errorAnswer(route, 400, serverMsg.notAnObject(found)) };
+  }
   const parent = fromApiServer(route) ? undefined : parentOf(value);
   return { ok: true, value, tenant: tenantOf(route, parent), parent };
 }
@@ -177,7 +166,7 @@ function badRequest(error: z.ZodError): Answer {
     .map((i) => ({ path: formatPath(["$", ...i.path]), message: i.message }));
   const first = issues[0];
   return json(400, {
-    error: `invalid hook request: ${first?.path ?? "$"}: ${first?.message ?? "invalid"}`,
+    error: serverMsg.invalidHookRequest(first?.path ?? "$", first?.message ?? "invalid"),
     issues,
   });
 }
@@ -277,7 +266,7 @@ function answerValidate(value: unknown, ctx: HandleContext): Answer {
 export function internalError(route: Route, err: unknown): Answer {
   const e = err as Error | undefined;
   return {
-    ...errorAnswer(route, 500, "internal error in llsd-hook; see the hook's log"),
+    ...errorAnswer(route, 500, serverMsg.internalError),
     fault: {
       note: "internal error",
       message: String(e?.message),

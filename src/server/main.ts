@@ -1,94 +1,30 @@
 // npm start: the hook on PORT (default 8080). With --version: prints the version and exits
-// (the image's entrypoint is this file, so `<image> --version` answers it).
-//   PORT                   listen port (8080)
-//   CONFIGS_DIR            the catalog (default: configs/ beside the code)
-//   IMAGE_OVERRIDES_FILE   YAML of distribution name (or name:release) → image
-//   TLS_CERT_FILE, TLS_KEY_FILE   serve HTTPS with this certificate (reloaded when the files change)
-//   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
-//   LOG_LEVEL              pino level (info)
-//   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
-//   BODY_BUDGET_MIB        request-body bytes held at once across all requests (16); docs/adr/0010-request-body-limits.md
-//   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
-//   SHUTDOWN_DELAY_SECONDS how long to keep serving after SIGTERM, closing each connection after
-//                          its answer (5); see docs/operations/hook-server.md "Shutdown"
-//   HOOK_WORKERS           worker threads that read and answer requests (2); docs/adr/0017-worker-pool.md
-//   WORKER_HEAP_MIB        each worker's heap bound (64); a worker that reaches it is replaced
-//   WORKER_DEADLINE_MS     CPU time one request may take in its worker (2000; in wall time 4× that, 8 s at least)
-//   SSA_FIELD_MANAGER      Metacontroller's --apply-strategy-ssa-field-manager (metacontroller)
-//   METRICS_PORT           plain-HTTP port of GET /metrics, Prometheus text (9464); docs/operations/metrics.md
-//   METRICS_PARENT_LABELS  "true": label sync outcomes with the parent's namespace and name
-//                          (one series per parent and outcome; off by default)
-//   METRICS_PARENTS_MAX    the most parents with series of their phase and conditions (2000;
-//                          0 turns them off); docs/adr/0023-condition-metrics.md
-//   MEMORY_LIMIT_MIB       the container's memory limit, for llsd_hook_memory_limit_bytes (the
-//                          Deployment sets it from limits.memory)
+// (the image's entrypoint is this file, so `<image> --version` answers it). Its settings come
+// from the environment, parsed by ./settings.ts (which lists them); this file wires the parts:
+// the catalog, the worker pool (started before the port opens), the app, the metrics port and
+// the shutdown.
 import { readFileSync, statSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
-import { BODY_LIMIT_BYTES, CACHE_BYTES, createApp, poolOf } from "./app.js";
-import { BODY_BUDGET_BYTES } from "./body-budget.js";
+import { serverMsg } from "../server-messages.js";
+import { createApp, generationCacheBytes } from "./app.js";
 import { gracefulShutdown } from "./shutdown.js";
-import { poolLimitsFromEnv } from "./pool.js";
+import { createPool } from "./pool/index.js";
+import { settingsFromEnv, type Settings } from "./settings.js";
 import { timeoutOptions } from "./timeouts.js";
 import { createMetrics, createMetricsApp, type HookMetrics } from "./metrics.js";
-import { DEFAULT_PARENTS_MAX } from "./condition-metrics.js";
 import { imageOverridesFromEnv, loadCatalog } from "../edge/load-catalog.js";
 import { packageVersion } from "../edge/package-version.js";
 
 const logger = pino({ level: process.env["LOG_LEVEL"] ?? "info" });
 
-function mebibytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === "") return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new Error(`${name}=${text} is not a positive number of MiB`);
-  return Math.round(value * 2 ** 20);
-}
-
-function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === "") return fallback * 1000;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < 0)
-    throw new Error(`${name}=${text} is not a number of seconds (0 or more)`);
-  return Math.round(value * 1000);
-}
-
 function readToken(file: string | undefined): string | undefined {
   if (file === undefined || file === "") return undefined;
   const token = readFileSync(file, "utf8").trim();
-  if (token === "") throw new Error(`HOOK_TOKEN_FILE=${file} is empty`);
+  if (token === "") throw new Error(serverMsg.emptyTokenFile(file));
   return token;
-}
-
-function count(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name];
-  if (text === undefined || text === "") return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(`${name}=${text} is not a whole number (0 or more)`);
-  return value;
-}
-
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const text = env[name] ?? "";
-  if (text === "" || text === "false") return false;
-  if (text === "true") return true;
-  throw new Error(`${name}=${text} is neither true nor false`);
-}
-
-function metricsFromEnv(env: NodeJS.ProcessEnv, version: string): HookMetrics {
-  const memoryLimitBytes = mebibytes(env, "MEMORY_LIMIT_MIB", 0);
-  return createMetrics({
-    parentLabels: flag(env, "METRICS_PARENT_LABELS"),
-    parentsMax: count(env, "METRICS_PARENTS_MAX", DEFAULT_PARENTS_MAX),
-    ...(memoryLimitBytes > 0 ? { memoryLimitBytes } : {}),
-    processMetrics: true,
-    version,
-  });
 }
 
 /** GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits Prometheus there only. */
@@ -109,7 +45,7 @@ function listen(
   server.on("error", (err: NodeJS.ErrnoException) => {
     logger.fatal(
       { port, code: err.code },
-      `llsd-hook could not listen on ${variable} ${port} (${err.code ?? err.message}); set ${variable} to a free port`,
+      serverMsg.cannotListen(variable, port, err.code ?? err.message),
     );
     process.exit(1);
   });
@@ -138,6 +74,15 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
   return server;
 }
 
+/** The hook's port: HTTPS when a certificate is set, else plain HTTP. */
+function hookServer(app: http.RequestListener, settings: Settings): http.Server {
+  const { tls } = settings;
+  if (tls !== undefined) return tlsServer(app, tls.certFile, tls.keyFile);
+  // A request that has not arrived by these limits is a stalled client,
+  // whose buffered body would otherwise be held for Node's default of 300 s.
+  return http.createServer(timeoutOptions(), app);
+}
+
 async function main(): Promise<void> {
   // dist/server/main.js: package.json is two folders up (the image copies it to /app).
   const version = packageVersion(fileURLToPath(new URL("../../package.json", import.meta.url)));
@@ -146,48 +91,48 @@ async function main(): Promise<void> {
     return;
   }
   const env = process.env;
+  const settings = settingsFromEnv(env);
   const catalog = loadCatalog({
-    ...(env["CONFIGS_DIR"] === undefined ? {} : { configsDir: env["CONFIGS_DIR"] }),
+    ...(settings.configsDir === undefined ? {} : { configsDir: settings.configsDir }),
     imageOverrides: imageOverridesFromEnv(env),
   });
-  const token = readToken(env["HOOK_TOKEN_FILE"]);
-  const metrics = metricsFromEnv(env, version);
-  const metricsPort = Number(env["METRICS_PORT"] || "9464");
+  const token = readToken(settings.tokenFile);
+  const metrics = createMetrics({
+    parentLabels: settings.parentLabels,
+    parentsMax: settings.parentsMax,
+    ...(settings.memoryLimitBytes === undefined
+      ? {}
+      : { memoryLimitBytes: settings.memoryLimitBytes }),
+    processMetrics: true,
+    version,
+  });
+  const pool = createPool({
+    catalog,
+    limits: settings.pool,
+    cacheBytes: generationCacheBytes(settings.cacheBytes),
+    ...(settings.fieldManager === undefined ? {} : { fieldManager: settings.fieldManager }),
+  });
   const app = createApp({
+    pool,
     metrics,
     catalog,
     logger,
-    bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
-    bodyBudgetBytes: mebibytes(env, "BODY_BUDGET_MIB", BODY_BUDGET_BYTES),
-    cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
-    pool: poolLimitsFromEnv(env),
-    ...(env["SSA_FIELD_MANAGER"] === undefined || env["SSA_FIELD_MANAGER"] === ""
-      ? {}
-      : { fieldManager: env["SSA_FIELD_MANAGER"] }),
+    bodyLimitBytes: settings.bodyLimitBytes,
+    bodyBudgetBytes: settings.bodyBudgetBytes,
+    cacheBytes: settings.cacheBytes,
     ...(token === undefined ? {} : { bearerToken: token }),
   });
-  const certFile = env["TLS_CERT_FILE"];
-  const keyFile = env["TLS_KEY_FILE"];
-  if ((certFile === undefined) !== (keyFile === undefined))
-    throw new Error("set both TLS_CERT_FILE and TLS_KEY_FILE, or neither");
-  const server =
-    certFile !== undefined && keyFile !== undefined
-      ? tlsServer(app, certFile, keyFile)
-      : // A request that has not arrived by these limits is a stalled client,
-        // whose buffered body would otherwise be held for Node's default of 300 s.
-        http.createServer(timeoutOptions(), app);
+  const server = hookServer(app, settings);
   // The workers start before the port opens: one that cannot start stops the hook here.
-  await poolOf(app).ready();
-  const port = Number(env["PORT"] ?? "8080");
-  if (metricsPort === port) throw new Error(`METRICS_PORT must differ from PORT (${port})`);
-  const metricsServer = serveMetrics(metrics, metricsPort);
-  listen(server, port, "PORT", "llsd-hook listening", {
-    tls: certFile !== undefined,
+  await pool.ready();
+  const metricsServer = serveMetrics(metrics, settings.metricsPort);
+  listen(server, settings.port, "PORT", "llsd-hook listening", {
+    tls: settings.tls !== undefined,
     auth: token !== undefined,
     releases: catalog.releases,
   });
   const stop = gracefulShutdown(server, [metricsServer], {
-    delayMs: seconds(env, "SHUTDOWN_DELAY_SECONDS", 5),
+    delayMs: settings.shutdownDelayMs,
     // Metacontroller gives up on a hook request after 10 s (its default timeout).
     forceAfterMs: 10_000,
     logger,

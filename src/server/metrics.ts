@@ -9,9 +9,9 @@
 // (METRICS_PARENT_LABELS), each only when Kubernetes would accept it (./labels.ts).
 import express from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Condition, Phase } from "../api/status.js";
 import { ConditionReason } from "../reasons.js";
-import type { Parent, RefusalReason, Route } from "./answer.js";
+import { serverMsg } from "../server-messages.js";
+import type { Parent, RefusalReason, Route, StatusSummary } from "./answer.js";
 import { DEFAULT_PARENTS_MAX, parentMetrics, type ParentView } from "./condition-metrics.js";
 import { boundedReason, isNamespaceName, isObjectName } from "./labels.js";
 import type { TierStats } from "./memo.js";
@@ -32,7 +32,7 @@ const Outcome = {
   InvalidRequest: "invalid_request",
   /** A 500. */
   Error: "error",
-  /** A 503: not answered in time or within memory (docs/adr/0011), or no room in the body budget. */
+  /** A 503: not answered in time or within memory (docs/adr/0017), or no room in the body budget. */
   Unavailable: "unavailable",
 } as const;
 type Outcome = (typeof Outcome)[keyof typeof Outcome];
@@ -45,12 +45,6 @@ export interface OutcomeLabels {
 
 /** The reason label of outcomes that have none (conflict, invalid_request, error). */
 const NO_REASON = "none";
-
-/** What outcomeOf reads of a Status. */
-interface StatusSummary {
-  phase?: Phase | undefined;
-  conditions?: readonly Pick<Condition, "type" | "reason">[] | undefined;
-}
 
 /** The outcome of a sync answered 200, from the status it returned. */
 export function outcomeOf(status: StatusSummary): OutcomeLabels {
@@ -78,7 +72,7 @@ export function outcomeOfStatusCode(code: number): OutcomeLabels {
   return { outcome: Outcome.InvalidRequest, reason: NO_REASON };
 }
 
-/** Where the pool's figures come from (src/server/pool.ts). */
+/** Where the pool's figures come from (src/server/pool/). */
 interface PoolFigures {
   busy: number;
   queued: number;
@@ -126,7 +120,7 @@ export interface HookMetrics {
   countWorkerTimeout(route: Route): void;
   /** A worker stopped while answering, out of heap or otherwise (it was replaced). */
   countWorkerCrash(route: Route): void;
-  /** A request was answered 503 by the pool without running (src/server/pool.ts RefusalReason). */
+  /** A request was answered 503 by the pool without running (RefusalReason, src/server/answer.ts). */
   countWorkerRefusal(route: Route, why: RefusalReason): void;
 }
 
@@ -199,7 +193,7 @@ function cacheMetrics(registers: Registry[], caches: { cache: WatchedCache; maxB
   });
 }
 
-/** The worker pool's figures at each scrape (docs/adr/0011). */
+/** The worker pool's figures at each scrape (docs/adr/0017). */
 function poolGauges(registers: Registry[], pools: { stats: () => PoolFigures; workers: number }[]) {
   const sum = (read: (s: PoolFigures) => number) => pools.reduce((n, p) => n + read(p.stats()), 0);
   new Gauge({
@@ -228,7 +222,7 @@ function poolGauges(registers: Registry[], pools: { stats: () => PoolFigures; wo
   });
 }
 
-/** The body budget's refusals and the worker pool's counts and figures (docs/adr/0010, docs/adr/0011). */
+/** The body budget's refusals and the worker pool's counts and figures (docs/adr/0010, docs/adr/0017). */
 function poolMetrics(
   registers: Registry[],
   pools: { stats: () => PoolFigures; workers: number }[],
@@ -360,12 +354,12 @@ export function createMetricsApp(metrics: HookMetrics): express.Express {
     }, next);
   });
   app.use((_req, res) => {
-    res.status(404).json({ error: "not found: the metrics port serves GET /metrics" });
+    res.status(404).json({ error: serverMsg.metricsNotFound });
   });
   app.use(
     (_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
       void _next;
-      res.status(500).json({ error: "internal error in llsd-hook's metrics" });
+      res.status(500).json({ error: serverMsg.metricsInternalError });
     },
   );
   return app;

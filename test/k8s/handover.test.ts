@@ -29,6 +29,7 @@ import { pino } from "pino";
 import type { KubeObject } from "../../src/api/hook.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { kubectl, root } from "../install/tools.js";
 import { serveV1alpha1, RESOURCE, V1, V2, type ConversionHook } from "./conversion-hook.js";
 import { waitFor } from "./kube.js";
@@ -216,9 +217,9 @@ for (const { strategy, syncFirst } of RUNS) {
       });
       conversion = await serveV1alpha1(NS);
       const app = createApp({
+        pool: testPool({ fieldManager: FIELD_MANAGER }),
         catalog: loadCatalog(),
         logger: pino({ level: "silent" }),
-        fieldManager: FIELD_MANAGER,
       });
       server = await new Promise<Server>((resolve) => {
         const s = app.listen(0, "127.0.0.1", () => resolve(s));

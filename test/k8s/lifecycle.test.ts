@@ -15,6 +15,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js"
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";
@@ -118,9 +119,9 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
 
     before(async () => {
       const app = createApp({
+        pool: testPool({ fieldManager: FIELD_MANAGER }),
         catalog: loadCatalog(),
         logger: pino({ level: "silent" }),
-        fieldManager: FIELD_MANAGER,
       });
       server = await new Promise<Server>((resolve) => {
         const s = app.listen(0, "127.0.0.1", () => resolve(s));

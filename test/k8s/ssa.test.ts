@@ -26,6 +26,7 @@ import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
 import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { loadCases, runCase } from "../golden/harness.js";
 import { restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
@@ -181,9 +182,9 @@ async function serveHook(
   fieldManager: string | undefined = FIELD_MANAGER,
 ): Promise<{ server: Server; url: string }> {
   const app = createApp({
+    pool: testPool(fieldManager === undefined ? {} : { fieldManager }),
     catalog: loadCatalog(),
     logger: pino({ level: "silent" }),
-    ...(fieldManager === undefined ? {} : { fieldManager }),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));

@@ -9,6 +9,7 @@ import { pino } from "pino";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type SyncRound } from "./metacontroller.js";
 import { waitRolledOut } from "./pods.js";
@@ -52,7 +53,11 @@ describe("writes per parent, through the stand-in Metacontroller and the real AP
   const rolledOut = () => waitRolledOut(kube(), NS, NAME, `app.kubernetes.io/instance=${NAME}`);
 
   before(async () => {
-    const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+    const app = createApp({
+      pool: testPool(),
+      catalog: loadCatalog(),
+      logger: pino({ level: "silent" }),
+    });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });

@@ -12,13 +12,15 @@ import supertest from "supertest";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { isOwnedName } from "../../src/children/keep.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
-import { createApp, poolOf } from "../../src/server/app.js";
+import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync } from "../../src/sync.js";
 import { syncContext } from "../golden/harness.js";
 import { applyAll, request, syncOk } from "./arbitraries.js";
 
-const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+const pool = testPool();
+const app = createApp({ pool, catalog: loadCatalog(), logger: pino({ level: "silent" }) });
 
 const runningSpec = {
   distribution: { name: "starter" },
@@ -414,12 +416,12 @@ function noWorkerReplaced(): { before: () => Promise<void>; after: () => void } 
   let replaced = 0;
   return {
     before: async () => {
-      await poolOf(app).ready();
-      replaced = poolOf(app).stats().replaced;
+      await pool.ready();
+      replaced = pool.stats().replaced;
     },
     after: () =>
       expect(
-        poolOf(app).stats().replaced - replaced,
+        pool.stats().replaced - replaced,
         "workers replaced (past the deadline or out of heap)",
       ).to.equal(0),
   };

@@ -1,6 +1,7 @@
 // The layering rule of docs/architecture.md, executable: each source file
 // stands on a floor (that file's list, bottom first) and may import only files
-// on its own floor or below, with no cycle between files.
+// on its own floor or below, with no cycle between files. And the thread seam
+// of the same file: no file the server's main thread loads reaches the core.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, posix } from "node:path";
 import ts from "typescript";
@@ -53,16 +54,45 @@ function sourceFiles(dir: string): string[] {
     .sort();
 }
 
-/** Every relative import (static, dynamic, re-export, type-only) between the .ts files under `srcDir`. */
-export function importGraph(srcDir: string): ImportGraph {
+/**
+ * The specifiers of the imports in `text` that load code when it runs: every
+ * one but `import type` and `export type … from` (with verbatimModuleSyntax,
+ * `import { type A }` still loads its module). Dynamic imports included.
+ */
+function runtimeSpecifiers(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const found: string[] = [];
+  const add = (specifier: ts.Node | undefined) => {
+    if (specifier !== undefined && ts.isStringLiteral(specifier)) found.push(specifier.text);
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && node.importClause?.isTypeOnly !== true)
+      add(node.moduleSpecifier);
+    else if (ts.isExportDeclaration(node) && !node.isTypeOnly) add(node.moduleSpecifier);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      add(node.arguments[0]);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * Every relative import between the .ts files under `srcDir`: static,
+ * dynamic, re-exports and type-only ones; with `runtime`, only those that
+ * load code when they run.
+ */
+export function importGraph(srcDir: string, options: { runtime?: boolean } = {}): ImportGraph {
   const files = sourceFiles(srcDir);
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = readFileSync(join(srcDir, file), "utf8");
-    const targets = ts
-      .preProcessFile(text, true, true)
-      .importedFiles.map((imported) => imported.fileName)
+    const specifiers =
+      options.runtime === true
+        ? runtimeSpecifiers(file, text)
+        : ts.preProcessFile(text, true, true).importedFiles.map((imported) => imported.fileName);
+    const targets = specifiers
       .filter((name) => name.startsWith("."))
       .map((name) => posix.normalize(posix.join(posix.dirname(file), name)).replace(/\.js$/, ".ts"))
       .filter((target) => known.has(target));
@@ -122,4 +152,77 @@ export function checkLayers(floors: readonly string[][], graph: ImportGraph): La
     }
   }
   return { climbing, cycles: cyclesOf(graph), unplaced };
+}
+
+/** The thread seam of docs/architecture.md: which files of the server each kind of thread loads. */
+export interface Seam {
+  /** Files and folders the main thread loads (and whatever they import). */
+  main: string[];
+  /** Files and folders only workers load. */
+  workers: string[];
+  /** What the main thread must never load: the core. */
+  core: string[];
+  /** Imports the main thread makes once at start, before any request (`from -> to`); not followed. */
+  atStart: string[];
+}
+
+/**
+ * The lists under the `## The thread seam` heading of `markdown`: one bullet
+ * each, `- main thread:`, `- workers:`, `- the core:` and `- at start:`, naming
+ * files and folders in backticks (`a` → `b` for an import at start).
+ */
+export function readSeam(markdown: string): Seam {
+  const start = markdown.indexOf("\n## The thread seam\n");
+  if (start < 0) throw new Error('no "## The thread seam" section');
+  const end = markdown.indexOf("\n## ", start + 1);
+  const lines = markdown.slice(start, end < 0 ? undefined : end).split("\n");
+  const listed = (label: string): string[] => {
+    const line = lines.find((l) => l.startsWith(`- ${label}:`));
+    if (line === undefined) throw new Error(`no "- ${label}:" line in "## The thread seam"`);
+    return [...(line.split(" — ")[0] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+  };
+  const atStart = listed("at start");
+  const pairs = atStart.flatMap((entry, i) =>
+    i % 2 === 0 ? [`${entry} -> ${atStart[i + 1]}`] : [],
+  );
+  return {
+    main: listed("main thread"),
+    workers: listed("workers"),
+    core: listed("the core"),
+    atStart: pairs,
+  };
+}
+
+const within = (entries: readonly string[], file: string) =>
+  entries.some((entry) => (entry.endsWith("/") ? file.startsWith(entry) : file === entry));
+
+/** What breaks the seam in `graph` (runtime imports): main-thread files reaching the core, server files on no list. */
+export function checkSeam(
+  seam: Seam,
+  graph: ImportGraph,
+): { reaching: string[]; unlisted: string[] } {
+  const reaching: string[] = [];
+  const roots = [...graph.keys()].filter((file) => within(seam.main, file));
+  // Breadth first from each main-thread file: the first path to each core file it reaches.
+  for (const root of roots) {
+    const from = new Map<string, string>([[root, ""]]);
+    const queue = [root];
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      for (const target of graph.get(file) ?? []) {
+        if (from.has(target) || seam.atStart.includes(`${file} -> ${target}`)) continue;
+        from.set(target, file);
+        if (!within(seam.core, target)) {
+          queue.push(target);
+          continue;
+        }
+        const path = [target];
+        for (let at = file; at !== ""; at = from.get(at) ?? "") path.unshift(at);
+        reaching.push(path.join(" -> "));
+      }
+    }
+  }
+  const unlisted = [...graph.keys()].filter(
+    (file) => file.startsWith("server/") && within(seam.main, file) === within(seam.workers, file),
+  );
+  return { reaching, unlisted };
 }

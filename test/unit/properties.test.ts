@@ -7,7 +7,8 @@ import supertest from "supertest";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION } from "../../src/api/hook.js";
 import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
-import { createApp, poolOf } from "../../src/server/app.js";
+import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { configOf } from "../golden/harness.js";
 import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
@@ -220,8 +221,9 @@ describe("hook invariants (property tests)", () => {
         },
       }),
     );
-    const app = createApp({ catalog: loadCatalog(), logger });
-    await poolOf(app).ready();
+    const pool = testPool();
+    const app = createApp({ pool, catalog: loadCatalog(), logger });
+    await pool.ready();
     const encoded = Buffer.from(CANARY).toString("base64").slice(0, 16);
     await fc.assert(
       fc.asyncProperty(

@@ -11,6 +11,7 @@ import { render, RenderError, requestOf } from "../../src/cli/render.js";
 import { V1alpha1Spec } from "../../src/api/v1alpha1.js";
 import { V1ALPHA1_SPEC_FIELDS } from "../../src/shape-messages.js";
 import { createApp } from "../../src/server/app.js";
+import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { syncContext } from "../golden/harness.js";
 
@@ -314,6 +315,7 @@ const textOf = (row: Row) =>
 
 describe("messages for the generic shape errors", () => {
   const app = createApp({
+    pool: testPool(),
     catalog: loadCatalog(),
     logger: pino({ level: "silent" }),
     now: () => NOW,

@@ -7,7 +7,8 @@
 import { expect } from "chai";
 import { CACHE_BYTES } from "../../../src/server/app.js";
 import { BODY_BUDGET_BYTES } from "../../../src/server/body-budget.js";
-import { DEFAULT_POOL_LIMITS, poolLimitsFromEnv } from "../../../src/server/pool.js";
+import { DEFAULT_POOL_LIMITS } from "../../../src/server/pool/limits.js";
+import { poolLimitsFromEnv } from "../../../src/server/settings.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -292,6 +293,8 @@ describe("install manifests", () => {
       ...componentPatches(join(root, "manifests", "components", "v1alpha1")).map((p) => p.file),
       ...kustomized(join(root, "manifests", "components", "hook-servicemonitor")),
       ...kustomized(join(root, "manifests", "components", "hook-monitoring")),
+      ...kustomized(join(root, "manifests", "components", "admission")),
+      ...componentPatches(join(root, "manifests", "components", "admission")).map((p) => p.file),
     ]
       .map((f) => relative(root, f))
       .sort();

@@ -3,7 +3,15 @@ import { expect } from "chai";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import request from "supertest";
-import { BODY_LIMIT_BYTES, createApp } from "../../../src/server/app.js";
+import {
+  BODY_LIMIT_BYTES,
+  CACHE_BYTES,
+  createApp,
+  generationCacheBytes,
+} from "../../../src/server/app.js";
+import { createPool } from "../../../src/server/pool/index.js";
+import { DEFAULT_POOL_LIMITS } from "../../../src/server/pool/limits.js";
+import { testPool } from "../../support/pool.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { buildRequest, loadCases } from "../../golden/harness.js";
 import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
@@ -11,7 +19,7 @@ import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js
 const catalog = loadCatalog();
 
 function appOptions() {
-  return { catalog, logger: pino({ level: "silent" }) };
+  return { pool: testPool(), catalog, logger: pino({ level: "silent" }) };
 }
 
 function appWithLogs() {
@@ -23,7 +31,12 @@ function appWithLogs() {
     },
   });
   const logger = pino({ level: "debug" }, stream);
-  const app = createApp({ catalog, logger, now: () => new Date("2026-11-01T12:00:00.123Z") });
+  const app = createApp({
+    pool: testPool(),
+    catalog,
+    logger,
+    now: () => new Date("2026-11-01T12:00:00.123Z"),
+  });
   return { app, lines };
 }
 
@@ -205,8 +218,17 @@ describe("HTTP edge", () => {
       ...catalog,
       images: Object.fromEntries(Object.keys(catalog.images).map((name) => [name, null])),
     } as unknown as typeof catalog;
-    const app = createApp({ catalog: broken, logger: pino({ level: "error" }, stream) });
-    const res = await request(app).post("/sync").send(syncRequest(minimalSpec)).expect(500);
+    const pool = createPool({
+      catalog: broken,
+      limits: DEFAULT_POOL_LIMITS,
+      cacheBytes: generationCacheBytes(CACHE_BYTES),
+    });
+    const app = createApp({ pool, catalog: broken, logger: pino({ level: "error" }, stream) });
+    const res = await request(app)
+      .post("/sync")
+      .send(syncRequest(minimalSpec))
+      .expect(500)
+      .then(async (got) => (await pool.close(), got));
     expect(res.body).to.deep.equal({ error: "internal error in llsd-hook; see the hook's log" });
     const logged = lines.map((l) => JSON.parse(l) as { msg: string; err?: { stack?: string } });
     const fault = logged.find((l) => l.msg === "internal error");

@@ -10,6 +10,7 @@ import { once } from "node:events";
 import { pino } from "pino";
 import { createMetrics } from "../../../src/server/metrics.js";
 import { createApp } from "../../../src/server/app.js";
+import { testPool } from "../../support/pool.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { timeoutOptions } from "../../../src/server/timeouts.js";
 
@@ -67,6 +68,7 @@ const settle = () => new Promise((r) => setTimeout(r, 100));
 describe("the global body budget", () => {
   const metrics = createMetrics();
   const app = createApp({
+    pool: testPool(),
     catalog,
     metrics,
     logger: pino({ level: "silent" }),
@@ -136,6 +138,7 @@ describe("the global body budget", () => {
   it("refuses a budget smaller than the per-request limit", () => {
     expect(() =>
       createApp({
+        pool: testPool(),
         catalog,
         logger: pino({ level: "silent" }),
         bodyLimitBytes: 2 ** 20,
@@ -153,7 +156,7 @@ describe("client timeouts, measured on a raw socket", function () {
   // what broke them was Node checking only every 30 s, which these would show just the same.
   const server = http.createServer(
     timeoutOptions(500, 1500),
-    createApp({ catalog, logger: pino({ level: "silent" }) }),
+    createApp({ pool: testPool(), catalog, logger: pino({ level: "silent" }) }),
   );
   let port = 0;
   before(async () => {

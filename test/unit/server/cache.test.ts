@@ -12,6 +12,7 @@ import request from "supertest";
 import { generateConfig, type GenerateInput } from "../../../src/config/generate.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { createApp } from "../../../src/server/app.js";
+import { testPool } from "../../support/pool.js";
 import { byteCache, generationKey, memoize } from "../../../src/server/memo.js";
 import { dependsOnNow, requestKey } from "../../../src/server/responses.js";
 import { buildRequest, loadCases, type CaseFile } from "../../golden/harness.js";
@@ -28,6 +29,7 @@ function appAt(at: string, options: { cacheBytes?: number } = {}) {
     },
   });
   const app = createApp({
+    pool: testPool(),
     catalog,
     logger: pino({ level: "info" }, stream),
     now: () => new Date(at),

@@ -18,8 +18,9 @@ import {
   type ParentView,
 } from "../../../src/server/condition-metrics.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { createApp, poolOf } from "../../../src/server/app.js";
+import { createApp } from "../../../src/server/app.js";
 import { createMetrics, createMetricsApp } from "../../../src/server/metrics.js";
+import { testPool } from "../../support/pool.js";
 import { HOSTILE_NAME, steady } from "./metrics-drive.js";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
@@ -281,13 +282,15 @@ describe("per-parent series", () => {
       let now = T0;
       const clock = () => new Date(now);
       const metrics = createMetrics({ now: clock });
+      const pool = testPool();
       const app = createApp({
+        pool,
         catalog: loadCatalog(),
         logger: pino({ level: "silent" }),
         now: clock,
         metrics,
       });
-      await poolOf(app).ready();
+      await pool.ready();
       const scrape = async () =>
         (await request(createMetricsApp(metrics)).get("/metrics").expect(200)).text
           .split("\n")

@@ -10,6 +10,7 @@ import request from "supertest";
 import { convertReview } from "../../../src/convert/review.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { createApp } from "../../../src/server/app.js";
+import { testPool } from "../../support/pool.js";
 import { createMetrics } from "../../../src/server/metrics.js";
 
 const catalog = loadCatalog();
@@ -26,6 +27,7 @@ function appWithLogs(bodyLimitBytes?: number) {
   });
   const metrics = createMetrics();
   const app = createApp({
+    pool: testPool(),
     catalog,
     logger: pino({ level: "info" }, stream),
     bearerToken: TOKEN,

@@ -6,7 +6,8 @@ import { pino } from "pino";
 import request from "supertest";
 import type { SyncRequest } from "../../../src/api/hook.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { createApp, poolOf } from "../../../src/server/app.js";
+import { createApp } from "../../../src/server/app.js";
+import { testPool } from "../../support/pool.js";
 import {
   createMetrics,
   createMetricsApp,
@@ -74,13 +75,15 @@ export const EXPECTED_OUTCOMES: Record<string, number> = {
 /** Drives the requests through a fresh app; returns the metrics app and the body sizes sent to /sync. */
 export async function driveSyncs(options: MetricsOptions = {}) {
   const metrics = createMetrics(options);
+  const pool = testPool();
   const app = createApp({
+    pool,
     catalog,
     logger: pino({ level: "silent" }),
     now: () => new Date("2030-01-01T00:00:00.123Z"), // not a time the golden requests hold
     metrics,
   });
-  await poolOf(app).ready();
+  await pool.ready();
   const post = (body: unknown, status: number) =>
     request(app)
       .post("/sync")

@@ -15,7 +15,7 @@ import { byteCache } from "../../../src/server/memo.js";
 import { ConditionReason, Reason } from "../../../src/reasons.js";
 import { driveSyncs, EXPECTED_OUTCOMES, HOSTILE_NAME, HOSTILE_TOKEN } from "./metrics-drive.js";
 
-const cond = (type: string, reason: string) => ({ type, reason });
+const cond = (type: string, reason: string) => ({ type, status: "True", reason });
 
 /** getMetricsAsJSON also names each histogram sample (_bucket, _sum, _count). */
 type Series = MetricObjectWithValues<MetricValue<string> & { metricName?: string }>;

@@ -7,11 +7,13 @@ import { expect } from "chai";
 import { pino } from "pino";
 import request from "supertest";
 import type { KubeObject } from "../../../src/api/hook.js";
-import { createApp, poolOf } from "../../../src/server/app.js";
+import { createApp } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
+import { testPool } from "../../support/pool.js";
 import { request as syncRequest } from "../arbitraries.js";
 
-const app = createApp({ catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+const pool = testPool();
+const app = createApp({ pool, catalog: loadCatalog(), logger: pino({ level: "silent" }) });
 
 const configMap = (name: string, text: string): KubeObject => ({
   apiVersion: "v1",
@@ -58,10 +60,10 @@ describe("related ConfigMaps past the YAML bounds, through /sync", () => {
   // out of heap, the pool would have replaced a worker.
   let replaced = 0;
   before(async () => {
-    await poolOf(app).ready();
-    replaced = poolOf(app).stats().replaced;
+    await pool.ready();
+    replaced = pool.stats().replaced;
   });
-  afterEach(() => expect(poolOf(app).stats().replaced - replaced).to.equal(0));
+  afterEach(() => expect(pool.stats().replaced - replaced).to.equal(0));
 
   for (const { what, text, bound } of hostileTexts) {
     it(`a base config of ${what}: InvalidBaseConfig naming the ConfigMap and the bound`, async () => {

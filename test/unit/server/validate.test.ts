@@ -10,15 +10,16 @@ import request from "supertest";
 import { admit } from "../../../src/admit.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { generateConfig } from "../../../src/config/generate.js";
-import { createApp, poolOf } from "../../../src/server/app.js";
+import { CACHE_BYTES, createApp, generationCacheBytes } from "../../../src/server/app.js";
 import { createMetrics } from "../../../src/server/metrics.js";
-import type { PoolLimits } from "../../../src/server/pool.js";
+import { createPool, type Pool } from "../../../src/server/pool/index.js";
+import { testPool } from "../../support/pool.js";
 
 const catalog = loadCatalog();
 const TOKEN = "s3cret-token-for-sync";
 const SECRET_VALUE = "sk-live-DO-NOT-ECHO";
 
-function appWithLogs(options: { bodyLimitBytes?: number; pool?: PoolLimits } = {}) {
+function appWithLogs(options: { bodyLimitBytes?: number; pool?: Pool } = {}) {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -28,6 +29,7 @@ function appWithLogs(options: { bodyLimitBytes?: number; pool?: PoolLimits } = {
   });
   const metrics = createMetrics();
   const app = createApp({
+    pool: testPool(),
     catalog,
     logger: pino({ level: "info" }, stream),
     bearerToken: TOKEN,
@@ -165,18 +167,23 @@ describe("POST /validate", function () {
       expect(res.text).not.to.include(SECRET_VALUE);
     });
 
-  it("a review past the worker deadline is a 503 Status, without Retry-After", async () => {
-    const { app } = appWithLogs({ pool: { workers: 1, heapMib: 64, deadlineMs: 10 } });
-    // 48 models with 1,000 metadata keys each: about 0.3 s of checking on a warm worker.
-    const metadata = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, "v"]));
-    const models = Array.from({ length: 48 }, (_, i) => ({ name: `m${i}`, metadata }));
-    const heavy = review(object({ ...VALID, resources: { models } }));
-    const res = await request(app).post("/validate").send(heavy).expect(503);
-    expect(res.headers["retry-after"]).to.equal(undefined);
-    const status = res.body as Status;
-    expect(status).to.include({ kind: "Status", status: "Failure", code: 503 });
-    expect(status.message).to.match(/^llsd-hook stopped a \/validate request /);
-    // A pool of its own (its limits differ from every other test's): closed with the test.
-    await poolOf(app).close();
+  describe("on a pool whose deadline is 10 ms", () => {
+    // A pool of its own (its limits differ from every other test's), closed after.
+    const limits = { workers: 1, heapMib: 64, deadlineMs: 10 };
+    const pool = createPool({ catalog, limits, cacheBytes: generationCacheBytes(CACHE_BYTES) });
+    after(() => pool.close());
+
+    it("a review past the worker deadline is a 503 Status, without Retry-After", async () => {
+      const { app } = appWithLogs({ pool });
+      // 48 models with 1,000 metadata keys each: about 0.3 s of checking on a warm worker.
+      const metadata = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, "v"]));
+      const models = Array.from({ length: 48 }, (_, i) => ({ name: `m${i}`, metadata }));
+      const heavy = review(object({ ...VALID, resources: { models } }));
+      const res = await request(app).post("/validate").send(heavy).expect(503);
+      expect(res.headers["retry-after"]).to.equal(undefined);
+      const status = res.body as Status;
+      expect(status).to.include({ kind: "Status", status: "Failure", code: 503 });
+      expect(status.message).to.match(/^llsd-hook stopped a \/validate request /);
+    });
   });
 });

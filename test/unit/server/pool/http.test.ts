@@ -1,4 +1,4 @@
-// The worker pool (src/server/pool.ts, docs/adr/0017-worker-pool.md) through the
+// The worker pool (src/server/pool/, docs/adr/0017-worker-pool.md) through the
 // HTTP edge, with real workers running the real sync: a request past the
 // deadline or out of heap is a 503 naming the parent and the limit and its
 // worker is replaced; the main thread answers while workers are busy; one
@@ -9,82 +9,27 @@
 import { expect } from "chai";
 import { pino } from "pino";
 import request from "supertest";
-import type { KubeObject } from "../../../src/api/hook.js";
-import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { createApp, poolOf } from "../../../src/server/app.js";
-import { MAX_JSON_VALUES } from "../../../src/server/handle.js";
-import { createMetrics, createMetricsApp } from "../../../src/server/metrics.js";
-import { poolLimitsFromEnv } from "../../../src/server/pool.js";
-import { request as syncRequest } from "../arbitraries.js";
+import { loadCatalog } from "../../../../src/edge/load-catalog.js";
+import { CACHE_BYTES, createApp, generationCacheBytes } from "../../../../src/server/app.js";
+import { MAX_JSON_VALUES } from "../../../../src/server/handle.js";
+import { createMetrics, createMetricsApp } from "../../../../src/server/metrics.js";
+import { createPool } from "../../../../src/server/pool/index.js";
+import type { PoolLimits } from "../../../../src/server/pool/limits.js";
+import { parentRequest, slowRequest, typicalRequest, until } from "./requests.js";
 
 const catalog = loadCatalog();
 
-/**
- * YAML within every bound of a related ConfigMap (19,001 nodes, 18 levels,
- * 39 KiB) that takes the longest to read per byte found (0.3 to 0.9 s here);
- * `salt` makes each text new, so no cache answers it.
- */
-function slowYaml(salt: string): string {
-  const line = `- ${"[".repeat(18)}a${"]".repeat(18)}`;
-  return `${Array.from({ length: 1000 }, () => line).join("\n")}\n# ${salt}\n`;
-}
-
-/** A parent in `namespace` named `name`, with a spec and related objects. */
-function parentRequest(namespace: string, name: string, spec: unknown, related: KubeObject[] = []) {
-  const body = syncRequest(spec, { related }) as unknown as {
-    parent: { metadata: { namespace: string; name: string } };
-    related: Record<string, Record<string, KubeObject>>;
-  };
-  body.parent.metadata.namespace = namespace;
-  body.parent.metadata.name = name;
-  const moved: Record<string, Record<string, KubeObject>> = {};
-  for (const [group, objects] of Object.entries(body.related))
-    moved[group] = Object.fromEntries(
-      Object.values(objects).map((o) => [
-        `${namespace}/${o.metadata.name}`,
-        { ...o, metadata: { ...o.metadata, namespace } },
-      ]),
-    );
-  body.related = moved;
-  return body;
-}
-
-const configMap = (name: string, text: string): KubeObject => ({
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: "1" },
-  data: { "config.yaml": text },
-});
-
-/** A sync of the slowest kind: a base config of the slowest YAML, read in full. */
-function slowRequest(namespace: string, name: string, salt = name) {
-  const spec = {
-    distribution: {
-      image: "acme/stack:1",
-      release: "1.5.0",
-      baseConfig: { configMapName: "base" },
-    },
-  };
-  return parentRequest(namespace, name, spec, [configMap("base", slowYaml(salt))]);
-}
-
-function typicalRequest(namespace: string, name: string) {
-  const spec = {
-    distribution: { name: "starter" },
-    providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
-  };
-  return parentRequest(namespace, name, spec);
-}
-
-function app(limits: { workers: number; heapMib: number; deadlineMs: number }) {
+/** An app with a pool of its own of `limits`, and its metrics. */
+function app(limits: PoolLimits) {
   const metrics = createMetrics();
+  const pool = createPool({ catalog, limits, cacheBytes: generationCacheBytes(CACHE_BYTES) });
   const hook = createApp({
+    pool,
     catalog,
     logger: pino({ level: process.env["DEBUG_POOL"] ? "debug" : "silent" }),
     metrics,
-    pool: limits,
   });
-  return { hook, metrics, pool: poolOf(hook), metricsApp: createMetricsApp(metrics) };
+  return { hook, metrics, pool, metricsApp: createMetricsApp(metrics) };
 }
 
 async function sample(metrics: ReturnType<typeof createMetrics>, name: string, labels = {}) {
@@ -93,11 +38,6 @@ async function sample(metrics: ReturnType<typeof createMetrics>, name: string, l
     Object.entries(labels).every(([k, want]) => v.labels[k] === want),
   );
   return value?.value ?? 0;
-}
-
-/** Resolves once `test` holds, checking every 5 ms (never a duration asserted). */
-async function until(test: () => boolean): Promise<void> {
-  while (!test()) await new Promise((r) => setTimeout(r, 5));
 }
 
 describe("the worker pool", function () {
@@ -252,31 +192,5 @@ describe("the worker pool", function () {
         `request body of more than ${MAX_JSON_VALUES} JSON values, the most llsd-hook reads (a real hook request has far fewer); see docs/operations/hook-server.md`,
       );
     });
-  });
-
-  describe("limits from the environment", () => {
-    it("defaults: 2 workers, 64 MiB each, 2 s of processing", () => {
-      expect(poolLimitsFromEnv({})).to.deep.equal({ workers: 2, heapMib: 64, deadlineMs: 2000 });
-    });
-
-    it("HOOK_WORKERS, WORKER_HEAP_MIB and WORKER_DEADLINE_MS set them", () => {
-      expect(
-        poolLimitsFromEnv({ HOOK_WORKERS: "3", WORKER_HEAP_MIB: "128", WORKER_DEADLINE_MS: "500" }),
-      ).to.deep.equal({ workers: 3, heapMib: 128, deadlineMs: 500 });
-    });
-
-    const refused: [Record<string, string>, string][] = [
-      [{ HOOK_WORKERS: "0" }, "HOOK_WORKERS=0 must be a whole number from 1 to 32"],
-      [{ HOOK_WORKERS: "two" }, "HOOK_WORKERS=two must be a whole number from 1 to 32"],
-      [{ WORKER_HEAP_MIB: "16" }, "WORKER_HEAP_MIB=16 must be a whole number from 32 to 4096"],
-      [
-        { WORKER_DEADLINE_MS: "1.5" },
-        "WORKER_DEADLINE_MS=1.5 must be a whole number from 10 to 60000",
-      ],
-    ];
-    for (const [env, message] of refused)
-      it(`${Object.entries(env)[0]?.join("=")}: refused with the variable and its range`, () => {
-        expect(() => poolLimitsFromEnv(env)).to.throw(message);
-      });
   });
 });

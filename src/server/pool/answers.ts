@@ -1,0 +1,82 @@
+// What the pool answers itself, when a worker did not or could not: a 503 with
+// Retry-After (Metacontroller retries), or a 500 while the workers cannot
+// start. Each names the request by its parent when it was read (the texts are
+// in src/server-messages.ts).
+import { serverMsg } from "../../server-messages.js";
+import { CONVERT_TENANT, errorAnswer, fromApiServer, type Answer, type Route } from "../answer.js";
+import type { Pending } from "./pending.js";
+
+/** An answer saying to retry: a 503 with Retry-After. */
+const unavailable = (route: Route, message: string): Answer => ({
+  ...errorAnswer(route, 503, message),
+  retryAfter: 1,
+});
+
+/** What a request is, in a message: the parent when it was read, else the route. */
+function subject(job: Pending): string {
+  const { route } = job.request;
+  if (job.parent !== undefined)
+    return route === "customize" ? serverMsg.customizeOf(job.parent) : serverMsg.syncOf(job.parent);
+  return fromApiServer(route) ? serverMsg.apiServerRequest(route) : serverMsg.unreadRequest(route);
+}
+
+const tenantName = (tenant: string) => serverMsg.tenant(tenant, tenant === CONVERT_TENANT);
+
+/** The figures the answers name. */
+export interface Figures {
+  workers: number;
+  /** Workers one tenant may hold. */
+  share: number;
+  heapMib: number;
+  deadlineMs: number;
+  wallMs: number;
+  waitMs: number;
+}
+
+export const poolAnswers = {
+  shuttingDown: (route: Route): Answer => unavailable(route, serverMsg.shuttingDown),
+
+  /** It waited its whole time for a worker. */
+  noFreeWorker(job: Pending, f: Figures): Answer {
+    const text =
+      job.tenant === undefined
+        ? serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers)
+        : serverMsg.tenantHoldsItsShare(
+            subject(job),
+            f.waitMs,
+            tenantName(job.tenant),
+            f.share,
+            f.workers,
+          );
+    return unavailable(job.request.route, text);
+  },
+
+  /** Its tenant waits `seconds` for its time, longer than it may wait for a worker. */
+  waitsForTime(job: Pending, tenant: string, seconds: number, stopped: boolean): Answer {
+    const text = serverMsg.waitsForItsTime(subject(job), seconds, tenantName(tenant), stopped);
+    return unavailable(job.request.route, text);
+  },
+
+  /** It ran past its CPU deadline, or its wall limit. */
+  stopped(job: Pending, by: "cpu" | "wall", f: Figures): Answer {
+    const text =
+      by === "cpu"
+        ? serverMsg.stoppedAtDeadline(subject(job), f.deadlineMs)
+        : serverMsg.stoppedAtWallLimit(subject(job), f.wallMs, f.deadlineMs);
+    return unavailable(job.request.route, text);
+  },
+
+  /** Its worker stopped while answering it: out of heap, or another fault. */
+  crashed(job: Pending, outOfHeap: boolean, f: Figures): Answer {
+    const text = outOfHeap
+      ? serverMsg.outOfHeap(subject(job), f.heapMib)
+      : serverMsg.workerStopped(subject(job));
+    return unavailable(job.request.route, text);
+  },
+
+  /** While the workers cannot start: a 500, the reason for the log. */
+  broken: (route: Route, why: string): Answer => ({
+    ...errorAnswer(route, 500, serverMsg.internalError),
+    fault: { note: "llsd-hook's workers do not start", message: why },
+  }),
+};

@@ -1,0 +1,109 @@
+// Which request a free worker takes next, and which tenants wait: pure
+// functions of the queue, the ledger (./ledger.ts), the workers each tenant
+// holds and the time, deciding nothing else (the shell, ./index.ts, acts).
+// The rule is ADR 17's "Tenants" (docs/adr/0017-worker-pool.md).
+//
+// A tenant may start a request unless a row of WAITS holds for it. Of the
+// queued requests whose tenant may start one, a free worker takes the first
+// of the tenant with the most time in hand; a request not read yet (its
+// tenant unknown) counts as one with all its time in hand.
+import type { Ledger } from "./ledger.js";
+
+/** A request in the queue, as the chooser sees it. */
+export interface Waiting {
+  /** Its tenant, once a worker has read it; undefined before. */
+  tenant?: string | undefined;
+}
+
+/** The workers tenants hold now. */
+export interface Running {
+  /** Workers `tenant` holds: answering its requests, or starting in place of one its request stopped. */
+  held(tenant: string): number;
+  /** The most one tenant may hold (limits.ts tenantWorkers). */
+  share: number;
+}
+
+/** What a rule sees of one tenant. */
+interface Scene {
+  tenant: string;
+  ledger: Ledger;
+  running: Running;
+  now: number;
+  /** Of the workers the tenant holds, those its own request holds (a request asking whether it may go on). */
+  own: number;
+}
+
+/** Why a tenant waits: it holds its share of the workers, or it took more than its share of their time. */
+export type WaitReason = "workers" | "time";
+
+/** The rules that keep a tenant from starting another request now, in order; the first that holds is why. */
+const WAITS: readonly { why: WaitReason; holds: (scene: Scene) => boolean }[] = [
+  // One tenant holds at most all workers but one.
+  { why: "workers", holds: (s) => s.running.held(s.tenant) - s.own >= s.running.share },
+  // It took more worker time lately than its share, and makes it up first (./ledger.ts).
+  { why: "time", holds: (s) => s.ledger.waitsUntil(s.tenant, s.now) > 0 },
+];
+
+/** Why `tenant` may not start a request now; undefined when it may. */
+export function waitOf(
+  tenant: string,
+  ledger: Ledger,
+  running: Running,
+  now: number,
+  own = 0,
+): WaitReason | undefined {
+  const scene = { tenant, ledger, running, now, own };
+  return WAITS.find((rule) => rule.holds(scene))?.why;
+}
+
+/** Whether `tenant` may start a request now (`own`: workers its request already holds). */
+export function mayStart(...args: Parameters<typeof waitOf>): boolean {
+  return waitOf(...args) === undefined;
+}
+
+/**
+ * The index in `queue` (in arrival order) of the request a free worker takes
+ * now; undefined when none may start.
+ */
+export function choose(
+  queue: readonly Waiting[],
+  ledger: Ledger,
+  running: Running,
+  now: number,
+): number | undefined {
+  let best: number | undefined;
+  let bestInHand = -Infinity;
+  for (const [i, { tenant }] of queue.entries()) {
+    if (tenant !== undefined && !mayStart(tenant, ledger, running, now)) continue;
+    // Not read yet: as a tenant with all its time in hand.
+    const inHand = tenant === undefined ? ledger.full : ledger.timeInHand(tenant, now);
+    if (inHand > bestInHand) [best, bestInHand] = [i, inHand];
+    if (inHand >= ledger.full) break;
+  }
+  return best;
+}
+
+/** Of `tenants`, those that may not start a request now: a request found to be theirs is handed back. */
+export function handBack(
+  tenants: Iterable<string>,
+  ledger: Ledger,
+  running: Running,
+  now: number,
+): string[] {
+  return [...new Set(tenants)].filter((t) => !mayStart(t, ledger, running, now));
+}
+
+/**
+ * Until when a request of `tenant` would wait for its tenant's time, when
+ * that is later than `deadline` (the most it may wait for a worker): it is
+ * refused at once rather than queued.
+ */
+export function waitsPast(
+  tenant: string,
+  deadline: number,
+  ledger: Ledger,
+  now: number,
+): number | undefined {
+  const until = ledger.waitsUntil(tenant, now);
+  return until > deadline ? until : undefined;
+}

@@ -1,0 +1,92 @@
+// What each tenant (a parent's namespace; all of /convert) has taken of the
+// workers' time lately: its time in hand, when it must wait to make it up,
+// and which tenants started a request last. The rule it keeps is ADR 17's
+// "Tenants" (docs/adr/0017-worker-pool.md). Every function takes `now` (ms on
+// ./clock.ts's clock): the ledger never reads a clock.
+import { ACTIVE_MS, BURST, LEDGER_TENANTS, TENANT_SHARE } from "./limits.js";
+
+export interface Ledger {
+  /** All the time a tenant may have in hand, ms: BURST deadlines. */
+  readonly full: number;
+  /** A tenant's worker time in hand, ms: full (BURST deadlines) when it was not charged lately. */
+  timeInHand(tenant: string, now: number): number;
+  /** Until when a tenant's requests wait to make up its time (0: they need not). */
+  waitsUntil(tenant: string, now: number): number;
+  /** Whether a request of the tenant was stopped at a limit, and its time is not back in hand since. */
+  stopped(tenant: string): boolean;
+  /** Notes that a request of `tenant` starts (for waitsUntil: whether others are active). */
+  started(tenant: string, now: number): void;
+  /**
+   * Charges `tenant` what one of its requests took of a worker, ms;
+   * `stopped`: a request stopped at a limit. Returns how long until its time
+   * is back in hand when it is out of time now.
+   */
+  charge(tenant: string, ms: number, now: number, stopped?: boolean): number | undefined;
+  /**
+   * The tenants their last charge left out of time: of the tenants holding no
+   * worker, the only ones that can be waiting to make up their time.
+   */
+  short(): Iterable<string>;
+}
+
+interface Entry {
+  /** Time in hand at `at`, ms: negative when the tenant took more than it had. */
+  inHand: number;
+  at: number;
+  stopped: boolean;
+}
+
+/** A ledger for requests of at most `deadlineMs` of processing each. */
+export function createLedger(deadlineMs: number): Ledger {
+  const full = BURST * deadlineMs;
+  // Insertion order: the tenant charged longest ago first.
+  const entries = new Map<string, Entry>();
+  const short = new Set<string>();
+  /** The last two tenants to start a request, each once, the latest first. */
+  let recent: { tenant: string; at: number }[] = [];
+
+  const timeInHand = (tenant: string, now: number): number => {
+    const entry = entries.get(tenant);
+    if (entry === undefined) return full;
+    return Math.min(full, entry.inHand + (now - entry.at) * TENANT_SHARE);
+  };
+  const othersActive = (tenant: string, now: number): boolean =>
+    recent.some((r) => r.tenant !== tenant && r.at > now - ACTIVE_MS);
+  const stopped = (tenant: string): boolean => entries.get(tenant)?.stopped === true;
+
+  return {
+    full,
+    timeInHand,
+    stopped,
+    waitsUntil(tenant, now) {
+      const inHand = timeInHand(tenant, now);
+      if (inHand > 0) return 0;
+      if (!stopped(tenant) && !othersActive(tenant, now)) return 0;
+      return now + Math.ceil(-inHand / TENANT_SHARE);
+    },
+    started(tenant, now) {
+      const [last] = recent;
+      recent =
+        last?.tenant === tenant
+          ? [{ tenant, at: now }, ...recent.slice(1)]
+          : [{ tenant, at: now }, ...(last === undefined ? [] : [last])];
+    },
+    charge(tenant, ms, now, stoppedNow = false) {
+      const inHand = timeInHand(tenant, now) - ms;
+      // A tenant stopped lately stays so until its time is back in hand.
+      const stillStopped = stopped(tenant) && inHand <= 0;
+      entries.delete(tenant);
+      entries.set(tenant, { inHand, at: now, stopped: stoppedNow || stillStopped });
+      if (inHand <= 0) short.add(tenant);
+      else short.delete(tenant);
+      // A bounded record: the tenant charged longest ago goes first (its time has come back, or nearly).
+      const [oldest] = entries.keys();
+      if (entries.size > LEDGER_TENANTS && oldest !== undefined) {
+        entries.delete(oldest);
+        short.delete(oldest);
+      }
+      return inHand <= 0 ? Math.ceil(-inHand / TENANT_SHARE) + 1 : undefined;
+    },
+    short: () => short,
+  };
+}

@@ -1,0 +1,203 @@
+// Which request a free worker takes, and which tenants wait
+// (src/server/pool/choose.ts), one row per rule. The ledger is the real one,
+// charged at given times; time is a number passed in.
+import { expect } from "chai";
+import {
+  choose,
+  handBack,
+  mayStart,
+  waitOf,
+  waitsPast,
+  type Running,
+  type WaitReason,
+  type Waiting,
+} from "../../../../src/server/pool/choose.js";
+import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
+import { queueWaitMs, tenantWorkers } from "../../../../src/server/pool/limits.js";
+
+const DEADLINE = 2000;
+const NOW = 1000;
+
+/** A ledger where `charged` tenants took these ms at 0, and `active` tenants started a request at 0. */
+function ledgerOf(charged: Record<string, number> = {}, active: string[] = []): Ledger {
+  const ledger = createLedger(DEADLINE);
+  for (const tenant of active) ledger.started(tenant, 0);
+  for (const [tenant, ms] of Object.entries(charged)) ledger.charge(tenant, ms, 0);
+  return ledger;
+}
+
+/** `workers` workers, `held` of them held by these tenants. */
+function runningOf(workers: number, held: Record<string, number> = {}): Running {
+  return { share: tenantWorkers(workers), held: (tenant) => held[tenant] ?? 0 };
+}
+
+const queued = (...tenants: (string | undefined)[]): Waiting[] =>
+  tenants.map((tenant) => ({ tenant }));
+
+describe("the pool's chooser", () => {
+  describe("which queued request a free worker takes", () => {
+    const rows: {
+      name: string;
+      queue: Waiting[];
+      ledger: Ledger;
+      running: Running;
+      /** The index taken; undefined: none may start. */
+      takes: number | undefined;
+    }[] = [
+      {
+        name: "requests not read yet: the first to come (as tenants with all their time in hand)",
+        queue: queued(undefined, undefined),
+        ledger: ledgerOf(),
+        running: runningOf(2),
+        takes: 0,
+      },
+      {
+        name: "the tenant with the most time in hand goes first",
+        queue: queued("a", "b"),
+        ledger: ledgerOf({ a: 1500, b: 500 }),
+        running: runningOf(2),
+        takes: 1,
+      },
+      {
+        name: "a request not read yet goes before a tenant that took time lately",
+        queue: queued("a", undefined),
+        ledger: ledgerOf({ a: 1000 }),
+        running: runningOf(2),
+        takes: 1,
+      },
+      {
+        name: "equal time in hand: the first to come",
+        queue: queued("a", "b", "a"),
+        ledger: ledgerOf(),
+        running: runningOf(2),
+        takes: 0,
+      },
+      {
+        name: "all workers but one: a tenant holding one of two waits, another goes",
+        queue: queued("a", "b"),
+        ledger: ledgerOf(),
+        running: runningOf(2, { a: 1 }),
+        takes: 1,
+      },
+      {
+        name: "all workers but one: a tenant holding three of four waits",
+        queue: queued("a"),
+        ledger: ledgerOf(),
+        running: runningOf(4, { a: 3 }),
+        takes: undefined,
+      },
+      {
+        name: "one worker: a tenant may hold it",
+        queue: queued("a"),
+        ledger: ledgerOf(),
+        running: runningOf(1),
+        takes: 0,
+      },
+      {
+        name: "out of time while another tenant is active: it waits, with nothing else queued too",
+        queue: queued("a"),
+        ledger: ledgerOf({ a: 3000 }, ["b"]),
+        running: runningOf(2),
+        takes: undefined,
+      },
+      {
+        name: "out of time, alone: it goes (the workers are free)",
+        queue: queued("a"),
+        ledger: ledgerOf({ a: 3000 }),
+        running: runningOf(2),
+        takes: 0,
+      },
+      {
+        name: "an empty queue",
+        queue: [],
+        ledger: ledgerOf(),
+        running: runningOf(2),
+        takes: undefined,
+      },
+    ];
+    for (const row of rows)
+      it(row.name, () => {
+        expect(choose(row.queue, row.ledger, row.running, NOW)).to.equal(row.takes);
+      });
+  });
+
+  describe("why a tenant waits", () => {
+    const rows: {
+      name: string;
+      ledger: Ledger;
+      running: Running;
+      /** Workers its own request holds (a request asking whether it may go on). */
+      own?: number;
+      why: WaitReason | undefined;
+    }[] = [
+      {
+        name: "holding fewer than all workers but one: it may start",
+        ledger: ledgerOf(),
+        running: runningOf(3, { a: 1 }),
+        why: undefined,
+      },
+      {
+        name: "holding all workers but one",
+        ledger: ledgerOf(),
+        running: runningOf(3, { a: 2 }),
+        why: "workers",
+      },
+      {
+        name: "a request asking whether it may go on counts its own worker out",
+        ledger: ledgerOf(),
+        running: runningOf(2, { a: 1 }),
+        own: 1,
+        why: undefined,
+      },
+      {
+        name: "a second request of the tenant, read side by side with the first, is told to wait",
+        ledger: ledgerOf(),
+        running: runningOf(2, { a: 2 }),
+        own: 1,
+        why: "workers",
+      },
+      {
+        name: "out of time while another tenant is active",
+        ledger: ledgerOf({ a: 3000 }, ["b"]),
+        running: runningOf(2),
+        why: "time",
+      },
+      {
+        name: "both: holding its share is said first",
+        ledger: ledgerOf({ a: 3000 }, ["b"]),
+        running: runningOf(2, { a: 1 }),
+        why: "workers",
+      },
+    ];
+    for (const row of rows)
+      it(row.name, () => {
+        expect(waitOf("a", row.ledger, row.running, NOW, row.own)).to.equal(row.why);
+        expect(mayStart("a", row.ledger, row.running, NOW, row.own)).to.equal(
+          row.why === undefined,
+        );
+      });
+  });
+
+  it("the tenants a worker hands back a request of, unparsed: each that may not start now, once", () => {
+    const ledger = ledgerOf({ c: 3000 }, ["b"]);
+    const running = runningOf(2, { a: 1 });
+    expect(handBack(["a", "b", "c", "a", "d"], ledger, running, NOW)).to.deep.equal(["a", "c"]);
+  });
+
+  describe("the share refusal: a request that would wait for its tenant's time longer than for a worker", () => {
+    const wait = queueWaitMs(DEADLINE);
+    it("is refused at once, saying until when its tenant waits", () => {
+      // 6000 ms short: back after 24000 ms, past the 6000 ms a request may wait.
+      const ledger = ledgerOf({ a: 8000 }, ["b"]);
+      expect(waitsPast("a", NOW + wait, ledger, NOW)).to.equal(24_000);
+    });
+    it("is queued when its tenant's time is back before its wait ends", () => {
+      const ledger = ledgerOf({ a: 3000 }, ["b"]);
+      expect(ledger.waitsUntil("a", NOW)).to.equal(4000);
+      expect(waitsPast("a", NOW + wait, ledger, NOW)).to.equal(undefined);
+    });
+    it("is queued when its tenant need not wait", () => {
+      expect(waitsPast("a", NOW + wait, ledgerOf({ a: 8000 }), NOW)).to.equal(undefined);
+    });
+  });
+});

@@ -1,0 +1,173 @@
+// The tenant ledger (src/server/pool/ledger.ts), one row per rule. Time is a
+// number passed in: no clock is read, and no assertion is on a duration.
+// With a deadline of 2000 ms a tenant has at most 2000 ms in hand, refilled
+// at a quarter of a worker: 1 ms back for every 4 ms that pass.
+import { expect } from "chai";
+import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
+import { LEDGER_TENANTS } from "../../../../src/server/pool/limits.js";
+
+const DEADLINE = 2000;
+
+/** What happens to the ledger before the row looks: charges and starts, each at a time. */
+type Event =
+  { at: number; charge: string; ms: number; stopped?: boolean } | { at: number; started: string };
+
+function replay(events: readonly Event[]): Ledger {
+  const ledger = createLedger(DEADLINE);
+  for (const e of events)
+    if ("charge" in e) ledger.charge(e.charge, e.ms, e.at, e.stopped);
+    else ledger.started(e.started, e.at);
+  return ledger;
+}
+
+const rows: {
+  name: string;
+  events: Event[];
+  /** When the row looks at tenant "a". */
+  at: number;
+  inHand: number;
+  waitsUntil: number;
+  stopped?: boolean;
+}[] = [
+  {
+    name: "a tenant not charged lately has all its time in hand",
+    events: [],
+    at: 0,
+    inHand: 2000,
+    waitsUntil: 0,
+  },
+  {
+    name: "charged within its time: it need not wait",
+    events: [{ at: 0, charge: "a", ms: 500 }],
+    at: 0,
+    inHand: 1500,
+    waitsUntil: 0,
+  },
+  {
+    name: "its time comes back at a quarter of a worker",
+    events: [{ at: 0, charge: "a", ms: 1000 }],
+    at: 2000,
+    inHand: 1500,
+    waitsUntil: 0,
+  },
+  {
+    name: "never more than one deadline in hand",
+    events: [{ at: 0, charge: "a", ms: 100 }],
+    at: 60_000,
+    inHand: 2000,
+    waitsUntil: 0,
+  },
+  {
+    name: "out of time, alone: it is not slowed",
+    events: [{ at: 0, charge: "a", ms: 3000 }],
+    at: 1000,
+    inHand: -750,
+    waitsUntil: 0,
+  },
+  {
+    name: "out of time, its own requests the only ones started: it is not slowed",
+    events: [
+      { at: 0, started: "a" },
+      { at: 0, charge: "a", ms: 3000 },
+    ],
+    at: 1000,
+    inHand: -750,
+    waitsUntil: 0,
+  },
+  {
+    name: "out of time while another tenant started a request within 2 s: it waits until its time is back",
+    events: [
+      { at: 0, started: "b" },
+      { at: 0, charge: "a", ms: 3000 },
+    ],
+    at: 1000,
+    inHand: -750,
+    waitsUntil: 4000,
+  },
+  {
+    name: "out of time, another tenant's last start more than 2 s ago: it is not slowed",
+    events: [
+      { at: 0, started: "b" },
+      { at: 2500, charge: "a", ms: 3000 },
+    ],
+    at: 2500,
+    inHand: -1000,
+    waitsUntil: 0,
+  },
+  {
+    name: "its own later starts do not push the other tenant out of the last two to start",
+    events: [
+      { at: 0, started: "b" },
+      { at: 10, started: "a" },
+      { at: 20, started: "a" },
+      { at: 20, charge: "a", ms: 3000 },
+    ],
+    at: 20,
+    inHand: -1000,
+    waitsUntil: 4020,
+  },
+  {
+    name: "stopped at a limit (charged the deadline and its replacement's start): it waits, alone too",
+    events: [
+      { at: 0, charge: "a", ms: 2000, stopped: true },
+      { at: 0, charge: "a", ms: 400, stopped: true },
+    ],
+    at: 0,
+    inHand: -400,
+    waitsUntil: 1600,
+    stopped: true,
+  },
+  {
+    name: "stopped, then its time back in hand: it goes as any tenant",
+    events: [
+      { at: 0, charge: "a", ms: 2400, stopped: true },
+      { at: 2000, charge: "a", ms: 10 },
+    ],
+    at: 2000,
+    inHand: 90,
+    waitsUntil: 0,
+    stopped: false,
+  },
+  {
+    name: "another tenant's charges are its own",
+    events: [{ at: 0, charge: "b", ms: 5000, stopped: true }],
+    at: 0,
+    inHand: 2000,
+    waitsUntil: 0,
+    stopped: false,
+  },
+];
+
+describe("the pool's tenant ledger", () => {
+  for (const row of rows)
+    it(row.name, () => {
+      const ledger = replay(row.events);
+      expect(ledger.timeInHand("a", row.at)).to.equal(row.inHand);
+      expect(ledger.waitsUntil("a", row.at)).to.equal(row.waitsUntil);
+      if (row.stopped !== undefined) expect(ledger.stopped("a")).to.equal(row.stopped);
+    });
+
+  it("a charge that leaves a tenant out of time says when its time is back, and counts it short", () => {
+    const ledger = createLedger(DEADLINE);
+    expect(ledger.charge("a", 500, 0)).to.equal(undefined);
+    expect([...ledger.short()]).to.deep.equal([]);
+    // 1500 in hand, charged 2500: 1000 short, back after 4000 ms (and 1 ms more).
+    expect(ledger.charge("a", 2500, 0)).to.equal(4001);
+    expect([...ledger.short()]).to.deep.equal(["a"]);
+    expect(ledger.full).to.equal(2000);
+    // A charge that leaves time in hand: no longer short.
+    expect(ledger.charge("a", 1, 8000)).to.equal(undefined);
+    expect([...ledger.short()]).to.deep.equal([]);
+  });
+
+  it(`remembers the ${LEDGER_TENANTS} tenants charged last: the one charged longest ago is forgotten`, () => {
+    const ledger = createLedger(DEADLINE);
+    ledger.started("other", 0);
+    ledger.charge("first", 5000, 0);
+    ledger.charge("second", 5000, 0);
+    for (let i = 0; i < LEDGER_TENANTS - 1; i++) ledger.charge(`t${i}`, 1, 0);
+    expect(ledger.timeInHand("first", 0)).to.equal(2000);
+    expect(ledger.timeInHand("second", 0)).to.equal(-3000);
+    expect([...ledger.short()]).to.deep.equal(["second"]);
+  });
+});

@@ -51,6 +51,7 @@ import { loadCatalog } from "../src/edge/load-catalog.js";
 import { createApp } from "../src/server/app.js";
 import { createMetrics } from "../src/server/metrics.js";
 import { memoize } from "../src/server/memo.js";
+import type { Pool } from "../src/server/pool/index.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
 import { testPool } from "../test/support/pool.js";
@@ -468,6 +469,17 @@ function floorApp(answers: Map<string, Buffer>) {
   return app;
 }
 
+/** `handler` listening on a free port of 127.0.0.1 once `pool`'s workers are up, and one keep-alive connection to it. */
+async function serve(handler: http.RequestListener, pool: Pool) {
+  const server = http.createServer(handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  await pool.ready();
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  return { server, port, agent };
+}
+
 async function benchHttp(): Promise<void> {
   let hits = 0;
   const counter = new Writable({
@@ -488,7 +500,7 @@ async function benchHttp(): Promise<void> {
   const answers = new Map<string, Buffer>();
   const floor = floorApp(answers);
   // One server, one connection: the floor and both hooks differ only in what runs for a request.
-  const server = http.createServer((req, res) => {
+  const { server, port, agent } = await serve((req, res) => {
     const url = req.url ?? "";
     if (url.startsWith("/floor/")) return floor(req, res);
     if (url.startsWith("/uncached/")) {
@@ -496,12 +508,7 @@ async function benchHttp(): Promise<void> {
       return uncached(req, res);
     }
     return hook(req, res);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  await pool.ready();
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  }, pool);
 
   const parents: { name: string; make: (salt: string) => unknown; n: number }[] = [
     { name: "typical", make: (s) => typicalSpec(s), n: 500 },
@@ -609,12 +616,7 @@ async function benchParentSeries(count = 1000, scrapes = 20): Promise<void> {
   const metrics = createMetrics({ processMetrics: true });
   const pool = testPool();
   const hook = createApp({ pool, catalog, logger: pino({ level: "silent" }), metrics });
-  const server = http.createServer(hook);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  await pool.ready();
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const { server, port, agent } = await serve(hook, pool);
   const before = Buffer.byteLength(await metrics.exposition());
   const spec = typicalSpec();
   for (let i = 0; i < count; i++) {
@@ -775,12 +777,7 @@ async function benchAdmission(): Promise<boolean> {
     logger: pino({ level: "silent" }),
     cacheResponses: false,
   });
-  const server = http.createServer(hook);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  await pool.ready();
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const { server, port, agent } = await serve(hook, pool);
   let uid = 0;
   const validate = async (spec: unknown, previous: unknown) => {
     const res = await post(port, "/validate", admissionReview(spec, previous, `u${uid++}`), agent);

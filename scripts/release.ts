@@ -3,7 +3,8 @@
 //   install.yaml                 manifests/install.yaml, naming the image <repository>:<version>
 //   llsd-hook-<version>.tgz      npm pack of bin/, dist/ (tsc, no source maps, no render
 //                                snapshot: a blob runs only on the node binary that built it),
-//                                configs/, LICENSE, README.md, package.json
+//                                configs/, LICENSE, README.md, package.json: of bin/ and
+//                                configs/ only what git tracks, never an ignored file
 //   llsd-hook-<version>.cdx.json CycloneDX 1.6 SBOM of the production dependencies, by
 //                                @cyclonedx/cyclonedx-npm (scripts/sbom/, installed apart),
 //                                reproducible, with each package's SHA-512 from the lock file
@@ -20,7 +21,6 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -31,12 +31,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   changelogSection,
   imageOf,
   packageVersionOf,
+  packedSources,
   releaseGateProblems,
   releaseInstallYaml,
   sha256sums,
@@ -76,20 +77,14 @@ function prepareOut(dir: string | undefined, version: string): string {
   return out;
 }
 
-/** npm pack of the package's file set with dist/ compiled fresh, into `out`; the tarball's name. */
+/** npm pack of the package's tracked files with dist/ compiled fresh, into `out`; the tarball's name. */
 function npmPackage(out: string): string {
   const stage = mkdtempSync(join(tmpdir(), "llsd-release-"));
   try {
-    // package.json's files: what npm pack keeps of the stage (llsd-hook request reads the CompositeController).
-    for (const f of [
-      "package.json",
-      "README.md",
-      "LICENSE",
-      "bin",
-      "configs",
-      "metacontroller/compositecontroller.yaml",
-    ])
-      cpSync(join(root, f), join(stage, f), { recursive: true });
+    for (const f of packedSources(root)) {
+      mkdirSync(dirname(join(stage, f)), { recursive: true });
+      copyFileSync(join(root, f), join(stage, f));
+    }
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
     execFileSync(
       process.execPath,

@@ -26,8 +26,12 @@ import { msg } from "./messages.js";
 import { observe } from "./observe.js";
 import { formatProblem, problem, problemsFromZod, type Problem, type Warning } from "./problems.js";
 import { Reason } from "./reasons.js";
-import { problemsOf, resolve, type Check, type ResolveContext } from "./resolve.js";
+import { problemsOf, resolve, type Check } from "./resolve.js";
 import { plan } from "./return-children.js";
+import type { SyncContext } from "./sync.js";
+
+/** What the check reads besides the review: /sync's context (its field manager aside). */
+export type AdmitContext = Omit<SyncContext, "fieldManager">;
 
 /** What the check found: refused when there is a problem; the warnings either way. */
 interface Verdict {
@@ -51,7 +55,7 @@ const LEFT_TO_THE_STATUS: Check = {
  * A v1alpha2 object, its metadata as the API server will store it (namespace
  * and name set), checked as /sync checks it, without the objects it refers to.
  */
-function checkObject(object: JsonObject, ctx: ResolveContext): Verdict {
+function checkObject(object: JsonObject, ctx: AdmitContext): Verdict {
   const input = { parent: object, children: DECLARED, related: {} };
   const parsed = SyncRequest.safeParse(input);
   if (!parsed.success) {
@@ -63,7 +67,7 @@ function checkObject(object: JsonObject, ctx: ResolveContext): Verdict {
   }
   const observed = observe(parsed.data);
   const resolution = { ...resolve(observed, ctx), references: LEFT_TO_THE_STATUS };
-  const { check, planned } = plan(resolution, observed);
+  const { check, planned } = plan(resolution, observed, ctx.allowedPodFields);
   return {
     problems: problemsOf(resolution, check),
     warnings: [...resolution.warnings, ...(planned?.warnings ?? [])],
@@ -178,7 +182,7 @@ function refusal(name: string, problems: readonly Problem[]): RefusalStatus {
 }
 
 /** The AdmissionReview answer to `review`; never throws. */
-export function admit(review: unknown, ctx: ResolveContext): AdmissionReviewAnswer {
+export function admit(review: unknown, ctx: AdmitContext): AdmissionReviewAnswer {
   const request = requestOf(review);
   if (typeof request === "string") {
     const part = isObject(review) ? own(review, "request") : undefined;

@@ -119,6 +119,31 @@ function reportsDeployment(input: StatusInput): boolean {
   return returned.updated && observed.status.conditions === undefined;
 }
 
+/** A quota's name as the API server words its refusal: `exceeded quota: <name>, requested: …`. */
+const QUOTA = /exceeded quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?),/;
+const POD_SECURITY = /violates PodSecurity "(baseline|restricted):(latest|v\d{1,3}\.\d{1,3})"/;
+
+/**
+ * The Deployment's ReplicaFailure (its ReplicaSet cannot create pods: Pod
+ * Security, a quota, an admission webhook), in the hook's own words. Its
+ * message is no text of ours, so nothing of it is echoed but what matches a
+ * known refusal's shape (a level, a quota's name); and a message that names
+ * no pod (they are named at random) keeps the status still while it holds.
+ */
+function replicaFailure(dep: Observed["deployment"]): string | undefined {
+  const failure = dep?.status?.conditions?.find(
+    (c) => c.type === "ReplicaFailure" && c.status === "True",
+  );
+  if (dep === undefined || failure === undefined) return undefined;
+  const text = failure.message ?? "";
+  const level = POD_SECURITY.exec(text)?.[1];
+  if (level !== undefined) return msg.replicaFailurePodSecurity(dep.metadata.name, level);
+  const quota = QUOTA.exec(text)?.[1];
+  if (quota !== undefined) return msg.replicaFailureQuota(dep.metadata.name, quota);
+  const reason = /^[A-Z][A-Za-z]{0,63}$/.test(failure.reason ?? "") ? failure.reason : undefined;
+  return msg.replicaFailure(dep.metadata.name, reason ?? "FailedCreate");
+}
+
 function availableVerdict(observed: Observed, deployed: boolean): Verdict {
   const dep = observed.deployment;
   if (!deployed) return ["False", ConditionReason.DeploymentNotFound, msg.noDeployment()];
@@ -126,6 +151,8 @@ function availableVerdict(observed: Observed, deployed: boolean): Verdict {
   const replicas = dep?.status?.availableReplicas ?? 0;
   if (available?.status === "True" && replicas > 0)
     return ["True", ConditionReason.MinimumReplicasAvailable, msg.replicasAvailable(replicas)];
+  const failure = replicaFailure(dep);
+  if (failure !== undefined) return ["False", ConditionReason.ReplicaFailure, failure];
   // The Deployment's own message is a fixed sentence that appears only once its
   // controller has posted a status: copying it would rewrite the status once
   // more per new parent and say nothing new.
@@ -168,16 +195,22 @@ function warningConditions(
   });
 }
 
-/** Ready: True when every check holds and the rollout is done, naming the warnings; else why not, in one line. */
+/**
+ * Ready: True when every check holds and the rollout is done, naming the
+ * warnings; else why not, in one line (a rollout whose new pods cannot be
+ * created, while old ones serve, says so).
+ */
 function readyVerdict(
   checked: readonly Condition[],
   checks: Record<ProblemCondition, Check>,
-  rolledOut: boolean,
+  rollout: { done: boolean; failure: string | undefined },
   warnings: readonly Condition[],
 ): Verdict {
   const notReady = checked.find((c) => c.status !== "True");
   if (notReady !== undefined) return ["False", notReady.reason, summaryOf(notReady, checks)];
-  if (!rolledOut) return ["False", ConditionReason.RollingOut, msg.rollingOut()];
+  if (!rollout.done && rollout.failure !== undefined)
+    return ["False", ConditionReason.ReplicaFailure, rollout.failure];
+  if (!rollout.done) return ["False", ConditionReason.RollingOut, msg.rollingOut()];
   return ["True", ConditionReason.Ready, msg.runningCurrentSpec(warnings.map((w) => w.type))];
 }
 
@@ -213,7 +246,8 @@ export function computeStatus(input: StatusInput): Status {
     [...resolution.warnings, ...returned.workloadWarnings],
     condition,
   );
-  const ready = condition("Ready", ...readyVerdict(checked, checks, returned.rolledOut, warnings));
+  const rollout = { done: returned.rolledOut, failure: replicaFailure(observed.deployment) };
+  const ready = condition("Ready", ...readyVerdict(checked, checks, rollout, warnings));
   const conditions = [...checked, ready];
   const dep = observed.deployment;
   if (problems.length === 0 && (dep === undefined || !returned.rolledOut)) {

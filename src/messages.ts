@@ -386,6 +386,75 @@ export const msg = {
   kubeRootCaNotFound: (name: string, namespace: string) =>
     `ConfigMap ${name}, the API server's CA that kube-controller-manager publishes in every namespace, is not in namespace ${namespace}; create it with the CA under key ca.crt, or name another ConfigMap in spec.auth.kubernetes.caBundle`,
 
+  // pod fields (issue 34): more pod-spec rules of the API server (src/children/pod-rules.ts)
+  bidirectionalPropagation: () =>
+    "is Bidirectional, which the API server allows only in a privileged container, and the server's container is not privileged; use HostToContainer or None",
+  unknownPropagation: (value: string) =>
+    `is ${value}, which the API server refuses; use None or HostToContainer`,
+  volumeSources: (sources: readonly string[]) =>
+    sources.length === 0
+      ? "names no volume source (emptyDir, configMap, secret, persistentVolumeClaim, ...), which the API server requires; add one"
+      : `has ${sources.length} volume sources (${list(sources)}), and the API server takes exactly one; keep one, and make the others volumes of their own`,
+  envValueAndValueFrom: () =>
+    "sets both value and valueFrom, which the API server refuses; keep one",
+  envValueFromSources: (sources: readonly string[]) =>
+    sources.length === 0
+      ? "names no source (secretKeyRef, configMapKeyRef, fieldRef or resourceFieldRef), which the API server requires; add one, or set value instead"
+      : `names ${sources.length} sources (${list(sources)}), and the API server takes exactly one; keep one`,
+  tolerationEffect: (effect: string) =>
+    `is ${effect}, which the API server refuses; use NoSchedule, PreferNoSchedule or NoExecute, or leave it empty to match every effect`,
+  tolerationSecondsEffect: () =>
+    "must be NoExecute when tolerationSeconds is set, which the API server requires; set effect: NoExecute, or remove tolerationSeconds",
+  seccompAnnotation: (key: string, profile: string) =>
+    `annotation ${key} names a seccomp profile the API server refuses for this pod, whose profile is ${profile} (set by llsd-hook in its securityContext); remove the annotation (seccomp annotations are deprecated: the securityContext sets the profile)`,
+  appArmorAnnotationContainer: (key: string, container: string) =>
+    `annotation ${key} names no container of the pod (its one container is ${container}), which the API server refuses; name ${container}, or remove the annotation`,
+  appArmorAnnotationProfile: (key: string) =>
+    `annotation ${key} is no AppArmor profile the API server reads (runtime/default, localhost/<profile> or empty); fix or remove it`,
+  // the confused-deputy rule (src/children/pod-policy.ts, docs/adr/0019-confused-deputy-rule.md)
+  podVolume: (name: string) => `volume ${name}`,
+  podAnnotation: (key: string) => `annotation ${key}`,
+  podContainerField: (container: string, field: string) => `container ${container}'s ${field}`,
+  podField: (field: string) => `the pod's ${field}`,
+  podVolumeType: (type: string) => `uses volume type ${type}`,
+  podIsTrue: () => "is true",
+  podIsValue: (value: string) => `is ${value}`,
+  podNotTrue: () => "is not true",
+  podNotFalse: () => "is not false",
+  podAddsCapability: (capability: string) => `adds ${capability}`,
+  podDropsNotAll: () => "does not drop ALL",
+  podFixVolume: () =>
+    "mount the storage through a PersistentVolumeClaim instead (bound to a PersistentVolume with this source)",
+  podFixRemove: () => "remove it",
+  podFieldRefused: (field: string, level: string, check: string, fix: string, name: string) =>
+    `${field}, which PodSecurity's ${level} level forbids (${check}): llsd-hook writes pods with Metacontroller's rights, so it never gives one this (the confused-deputy rule); ${fix}, or have whoever runs the hook allow ${name} in ALLOWED_POD_FIELDS`,
+  podFieldWarned: (field: string, check: string, fix: string, name: string) =>
+    `${field}, which PodSecurity's restricted level forbids (${check}): a namespace that enforces it refuses the pods, and from the next release llsd-hook refuses it too (the confused-deputy rule); ${fix}, or have whoever runs the hook allow ${name} in ALLOWED_POD_FIELDS`,
+  // a Deployment whose ReplicaSet cannot create pods (src/compute-status.ts)
+  replicaFailurePodSecurity: (deployment: string, level: string) =>
+    `Deployment ${deployment} cannot create its pods: the namespace enforces Pod Security "${level}", which refuses them. Remove the fields a RestrictedPodField condition names (kubectl get events shows the API server's refusal), or run the server in a namespace whose level admits them.`,
+  replicaFailureQuota: (deployment: string, quota: string) =>
+    `Deployment ${deployment} cannot create its pods: they exceed ResourceQuota ${quota}. Lower spec.workload.resources or spec.workload.replicas, or raise the quota (kubectl describe resourcequota ${quota}).`,
+  replicaFailure: (deployment: string, reason: string) =>
+    `Deployment ${deployment} cannot create its pods (ReplicaFailure, ${reason}); kubectl get events --field-selector involvedObject.kind=ReplicaSet says why.`,
+  // YAML a user gives (src/config/bounded-yaml.ts, src/cli/render.ts): said without the text it holds,
+  // which may be a Secret's value
+  yamlUnresolvedAlias: (line: number) =>
+    `has an alias at line ${line} whose anchor is not set before it (an anchor &name must come before its alias *name); set the anchor first, or quote the value if it is text that starts with *`,
+  yamlUnknownTag: () =>
+    "a tag (a word after !) that is none of YAML's own, so the value it marks would be lost; quote the value if it is text that starts with !",
+  yamlCollectionTag: () => "a tag for another kind of collection than the one it marks; remove it",
+  yamlBadEscape: () =>
+    "an escape sequence YAML does not know, in a double-quoted string; write \\\\ for a backslash, or use single quotes",
+  yamlDirective: () => "a % directive llsd-hook does not read; remove it",
+  yamlScalarStart: () =>
+    "a value that starts with a character YAML reserves (such as @ or `); quote it",
+  yamlPropertyOrder: () => "an anchor or tag before the - or : it belongs after; move it after",
+  yamlUnexpected: () =>
+    "text YAML does not expect here; check the indentation, the quotes and the brackets",
+  unknownAllowedPodFields: (unknown: readonly string[], known: readonly string[]) =>
+    `ALLOWED_POD_FIELDS names ${list(unknown)}, which ${unknown.length === 1 ? "is" : "are"} neither a PodSecurity check nor a volume type; use ${list(known)}`,
+
   // the admission webhook (src/admit.ts, docs/operations/admission.md)
   admissionReviewInvalid: (why: string) =>
     `the request ${why}; the API server sends admission.k8s.io/v1 AdmissionReview requests with request.uid, request.resource, request.operation and request.object`,

@@ -53,6 +53,8 @@ export const Reason = {
   ServiceMonitorUnavailable: "ServiceMonitorUnavailable",
   // spec.networking (warnings)
   IngressMayBeBlocked: "IngressMayBeBlocked",
+  // spec.workload (warnings): the confused-deputy rule's restricted fields
+  RestrictedPodField: "RestrictedPodField",
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -72,6 +74,7 @@ export const WARNING_REASONS = [
   Reason.OverrideNeedsTls,
   Reason.OverrideNotChecked,
   Reason.CaBundleNotApplied,
+  Reason.RestrictedPodField,
   Reason.VolumeKept,
   Reason.PdbSkipped,
   Reason.IngressMayBeBlocked,
@@ -100,6 +103,7 @@ export const ConditionReason = {
   DeploymentNotFound: "DeploymentNotFound",
   MinimumReplicasAvailable: "MinimumReplicasAvailable",
   MinimumReplicasUnavailable: "MinimumReplicasUnavailable",
+  ReplicaFailure: "ReplicaFailure",
   RollingOut: "RollingOut",
   Ready: "Ready",
 } as const;

@@ -43,8 +43,9 @@ export function returnChildren(
   resolution: Resolution,
   observed: Observed,
   parent: Parent,
+  allowedPodFields?: ReadonlySet<string>,
 ): ReturnedChildren {
-  const { check, planned } = plan(resolution, observed);
+  const { check, planned } = plan(resolution, observed, allowedPodFields);
   return planned === undefined
     ? keepApplied(problemsOf(resolution, check), check, observed, parent)
     : withKept(planned, observed, parent);
@@ -68,13 +69,18 @@ export interface Plan {
  * (duplicate volumes, a child too large) is a failed check of its own, which
  * the status reports under ValidationSucceeded.
  */
-export function plan(resolution: Resolution, observed: Observed): Plan {
+export function plan(
+  resolution: Resolution,
+  observed: Observed,
+  allowedPodFields: ReadonlySet<string> | undefined,
+): Plan {
   const desired = resolution.desired;
   if (desired === undefined) return { check: undefined, planned: undefined };
   const result = planChildren({
     desired,
     observedChildren: observed.children,
     childGroups: observed.childGroups,
+    allowedPodFields,
   });
   if (!result.ok) return { check: { ok: false, problems: result.problems }, planned: undefined };
   const check: Check = { ok: true };

@@ -14,6 +14,8 @@ import { returnChildren } from "./return-children.js";
 export interface SyncContext extends ResolveContext {
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
+  /** What whoever runs the hook allows past the confused-deputy rule (ALLOWED_POD_FIELDS). */
+  allowedPodFields?: ReadonlySet<string>;
 }
 
 export type SyncOutcome =
@@ -24,7 +26,7 @@ export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncO
   const resolution = resolve(observed, ctx);
   const fieldManager = ctx.fieldManager ?? DEFAULT_FIELD_MANAGER;
   const parent = { name: observed.name, namespace: observed.namespace, fieldManager };
-  const returned = returnChildren(resolution, observed, parent);
+  const returned = returnChildren(resolution, observed, parent, ctx.allowedPodFields);
   if (returned.kind === "conflict") return returned;
   const status = computeStatus({ now, observed, resolution, returned });
   return {

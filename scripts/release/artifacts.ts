@@ -1,7 +1,9 @@
 // The parts of npm run release (scripts/release.ts) that are plain functions of
 // the repository's files: the names the version must be given everywhere, the
-// version's CHANGELOG section, the release's install.yaml, the SBOM's hashes
-// and the checksum file. test/unit/install/release.test.ts holds them.
+// version's CHANGELOG section, the release's install.yaml, the SBOM's hashes,
+// the checksum file, and the files the npm tarball is made of (what git
+// tracks). test/unit/install/release.test.ts holds them.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,6 +16,30 @@ const IMAGE_REPOSITORY = "ghcr.io/llsd-hook/llsd-hook";
 const IMAGE_FILES = ["manifests/hook/deployment.yaml", "manifests/install.yaml"];
 
 export const imageOf = (version: string) => `${IMAGE_REPOSITORY}:${version}`;
+
+/** What npm packs whatever `files` says (README, LICENSE and package.json itself). */
+const ALWAYS_PACKED = ["package.json", "README.md", "LICENSE"];
+
+/**
+ * The files the npm tarball is made of besides dist/ (compiled fresh): those
+ * git tracks under package.json's `files` entries (npm pack applies the
+ * negations), and the ones npm always packs. A file git ignores or does not
+ * track is never packed, whatever lies in bin/ or configs/.
+ */
+export function packedSources(root: string): string[] {
+  const { files } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    files?: string[];
+  };
+  const entries = (files ?? []).filter((f) => !f.startsWith("!"));
+  const listed = execFileSync("git", ["ls-files", "-z", "--", ...entries, ...ALWAYS_PACKED], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  return listed
+    .split("\0")
+    .filter((f) => f !== "")
+    .sort();
+}
 
 export function packageVersionOf(root: string): string {
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {

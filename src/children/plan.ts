@@ -23,6 +23,7 @@ import { allowedPeers, buildNetworkPolicy, type Peers } from "./network-policy.j
 import { monitoringEnv, planMonitoring } from "./monitoring.js";
 import { checkOverrides } from "./overrides.js";
 import { podLayout } from "./pod-layout.js";
+import { checkPodPolicy } from "./pod-policy.js";
 import { checkPodRules } from "./pod-rules.js";
 import { allowedDisruptions, buildPdb } from "./pdb.js";
 import { buildPvc, checkPvcChange } from "./pvc.js";
@@ -38,6 +39,8 @@ export interface PlanInput {
    * (types.ts) is returned only when its key is here. Undefined: none is.
    */
   childGroups?: ReadonlySet<string> | undefined;
+  /** What whoever runs the hook allows past the confused-deputy rule (pod-policy.ts); default nothing. */
+  allowedPodFields?: ReadonlySet<string> | undefined;
 }
 
 export type Plan =
@@ -262,13 +265,19 @@ export function planChildren(input: PlanInput): Plan {
       : []),
     ...parts.flatMap((p) => p.children),
   ];
+  const policy = checkPodPolicy(
+    desiredDeployment,
+    spec.workload,
+    input.allowedPodFields ?? new Set(),
+  );
   const problems = [
     ...checkOverrides(spec.workload?.overrides, podLayout(deploymentInput)),
     ...checkPodRules(spec.workload, desiredDeployment),
+    ...policy.problems,
     ...parts.flatMap((p) => p.problems),
     ...checkSizes(children),
   ];
   if (problems.length > 0) return { ok: false, problems };
-  const warnings = parts.flatMap((p) => p.warnings);
+  const warnings = [...policy.warnings, ...parts.flatMap((p) => p.warnings)];
   return { ok: true, children, desiredDeployment, warnings };
 }

@@ -7,10 +7,17 @@
 // below 1, a negative resource quantity, a request above its limit, a resource
 // name that is neither standard nor qualified, a mount of a volume the pod does
 // not declare, a node selector or pod label value that is no label value, a
-// node-affinity requirement without at least one term, and a match
-// expression whose values do not fit its operator.
+// node-affinity requirement without at least one term, a match expression
+// whose values do not fit its operator; and (issue 34) a Bidirectional mount
+// propagation in the unprivileged container, a volume without exactly one
+// source, an env var with value and valueFrom (or valueFrom without exactly one
+// source), a toleration effect the API server does not know, a seccomp
+// annotation that contradicts the pod's profile, an AppArmor annotation naming
+// no container or no profile. (What PodSecurity refuses is the confused-deputy
+// rule's, src/children/pod-policy.ts.)
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Workload } from "../api/workload.js";
+import { compareStrings } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";
@@ -26,18 +33,37 @@ function checkEnvNames(workload: Workload): Problem[] {
   );
 }
 
+/** A variable's value comes from one place: value, or exactly one source of valueFrom. */
+function checkEnvSources(workload: Workload): Problem[] {
+  return (workload.overrides?.env ?? []).flatMap((e, i) => {
+    if (e.valueFrom === undefined) return [];
+    const at = `${AT}.overrides.env[${i}]`;
+    if ((e.value ?? "") !== "")
+      return [problem(Reason.InvalidSpec, `${at}.valueFrom`, msg.envValueAndValueFrom())];
+    const sources = Object.keys(e.valueFrom).sort();
+    return sources.length === 1
+      ? []
+      : [problem(Reason.InvalidSpec, `${at}.valueFrom`, msg.envValueFromSources(sources))];
+  });
+}
+
+const TAINT_EFFECTS = new Set(["NoSchedule", "PreferNoSchedule", "NoExecute"]);
+
 function checkTolerations(workload: Workload): Problem[] {
-  return (workload.overrides?.tolerations ?? []).flatMap((t, i) =>
-    t.operator === "Exists" && (t.value ?? "") !== ""
-      ? [
-          problem(
-            Reason.InvalidSpec,
-            `${AT}.overrides.tolerations[${i}].value`,
-            msg.existsTolerationWithValue(),
-          ),
-        ]
-      : [],
-  );
+  return (workload.overrides?.tolerations ?? []).flatMap((t, i) => {
+    const at = `${AT}.overrides.tolerations[${i}]`;
+    const effect = t.effect ?? "";
+    return [
+      ...(t.operator === "Exists" && (t.value ?? "") !== ""
+        ? [problem(Reason.InvalidSpec, `${at}.value`, msg.existsTolerationWithValue())]
+        : []),
+      ...(effect !== "" && !TAINT_EFFECTS.has(effect)
+        ? [problem(Reason.InvalidSpec, `${at}.effect`, msg.tolerationEffect(effect))]
+        : t.tolerationSeconds !== undefined && effect !== "NoExecute"
+          ? [problem(Reason.InvalidSpec, `${at}.effect`, msg.tolerationSecondsEffect())]
+          : []),
+    ];
+  });
 }
 
 function checkMaxSkew(workload: Workload): Problem[] {
@@ -212,13 +238,99 @@ function checkMounts(workload: Workload, deployment: Deployment): Problem[] {
   );
 }
 
+/** Each of the user's volumes has exactly one source (every field but name is one). */
+function checkVolumeSources(workload: Workload): Problem[] {
+  return (workload.overrides?.volumes ?? []).flatMap((v, i) => {
+    const sources = Object.keys(v)
+      .filter((k) => k !== "name")
+      .sort();
+    return sources.length === 1
+      ? []
+      : [problem(Reason.InvalidSpec, `${AT}.overrides.volumes[${i}]`, msg.volumeSources(sources))];
+  });
+}
+
+/**
+ * The API server's propagation modes; Bidirectional only in a privileged
+ * container, which the server's never is (deployment.ts).
+ */
+function checkMountPropagation(workload: Workload): Problem[] {
+  return (workload.overrides?.volumeMounts ?? []).flatMap((m, i) => {
+    const at = `${AT}.overrides.volumeMounts[${i}].mountPropagation`;
+    const mode = m.mountPropagation;
+    if (mode === undefined || mode === "None" || mode === "HostToContainer") return [];
+    const why =
+      mode === "Bidirectional" ? msg.bidirectionalPropagation() : msg.unknownPropagation(mode);
+    return [problem(Reason.InvalidSpec, at, why)];
+  });
+}
+
+/** The deprecated profile annotations (pod-policy.ts reads them too). */
+export const SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod";
+export const SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/";
+export const APPARMOR_CONTAINER = "container.apparmor.security.beta.kubernetes.io/";
+
+/** A seccomp annotation's profile as the API server reads it (ValidateSeccompProfile). */
+function isSeccompProfile(value: string): boolean {
+  if (["runtime/default", "docker/default", "unconfined"].includes(value)) return true;
+  const file = value.startsWith("localhost/") ? value.slice("localhost/".length) : undefined;
+  return (
+    file !== undefined && file !== "" && !file.startsWith("/") && !file.split("/").includes("..")
+  );
+}
+
+/** Whether the pod annotation names the pod's own profile (the API server requires they match). */
+function matchesPodSeccomp(value: string, deployment: Deployment): boolean {
+  const profile = deployment.spec?.template.spec?.securityContext?.seccompProfile;
+  if (profile === undefined) return isSeccompProfile(value);
+  if (profile.type === "RuntimeDefault")
+    return value === "runtime/default" || value === "docker/default";
+  if (profile.type === "Unconfined") return value === "unconfined";
+  return value === `localhost/${profile.localhostProfile ?? ""}`;
+}
+
+/** The deprecated seccomp and AppArmor annotations the API server checks against the pod. */
+function checkProfileAnnotations(workload: Workload, deployment: Deployment): Problem[] {
+  const at = `${AT}.overrides.podAnnotations`;
+  const pod = deployment.spec?.template.spec;
+  const containers = (pod?.containers ?? []).map((c) => c.name);
+  const seccomp = pod?.securityContext?.seccompProfile?.type ?? "unset";
+  return Object.entries(workload.overrides?.podAnnotations ?? {})
+    .sort(([a], [b]) => compareStrings(a, b))
+    .flatMap(([key, value]) => {
+      if (key === SECCOMP_POD && !matchesPodSeccomp(value, deployment))
+        return [problem(Reason.InvalidSpec, at, msg.seccompAnnotation(key, seccomp))];
+      if (key.startsWith(SECCOMP_CONTAINER) && !isSeccompProfile(value))
+        return [problem(Reason.InvalidSpec, at, msg.seccompAnnotation(key, seccomp))];
+      if (!key.startsWith(APPARMOR_CONTAINER)) return [];
+      const container = key.slice(APPARMOR_CONTAINER.length);
+      const problems: Problem[] = [];
+      if (!containers.includes(container))
+        problems.push(
+          problem(
+            Reason.InvalidSpec,
+            at,
+            msg.appArmorAnnotationContainer(key, containers.join(", ")),
+          ),
+        );
+      const known = ["", "runtime/default", "unconfined"].includes(value);
+      if (!known && !value.startsWith("localhost/"))
+        problems.push(problem(Reason.InvalidSpec, at, msg.appArmorAnnotationProfile(key)));
+      return problems;
+    });
+}
+
 /** Every pod-spec problem of spec.workload the API server would refuse the Deployment for. */
 export function checkPodRules(workload: Workload | undefined, deployment: Deployment): Problem[] {
   if (workload === undefined) return [];
   return [
     ...checkEnvNames(workload),
+    ...checkEnvSources(workload),
+    ...checkVolumeSources(workload),
     ...checkMounts(workload, deployment),
+    ...checkMountPropagation(workload),
     ...checkLabelValues(workload),
+    ...checkProfileAnnotations(workload, deployment),
     ...checkTolerations(workload),
     ...checkAffinity(workload),
     ...checkResourceNames(workload),

@@ -1,7 +1,7 @@
 // `llsd-hook render <cr.yaml>`: what the hook would return for a
 // LlamaStackDistribution, without a cluster. Pure: the caller reads the file
 // and prints the result.
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, type ErrorCode } from "yaml";
 import { SyncRequest, type KubeObject } from "../api/hook.js";
 import { LlamaStackDistributionSpec, API_VERSION, KIND } from "../api/schema.js";
 import { YAML_OPTIONS } from "../config/canonical.js";
@@ -13,7 +13,7 @@ import { PROBLEM_CONDITIONS } from "../compute-status.js";
 import { isWarningReason } from "../reasons.js";
 import { formatProblem, problemsFromZod } from "../problems.js";
 import { stringify } from "yaml";
-import { scanYaml, YAML_BOUNDS } from "../config/bounded-yaml.js";
+import { scanYaml, unresolvedAlias, YAML_BOUNDS } from "../config/bounded-yaml.js";
 import { msg } from "../messages.js";
 import { toV1alpha2 } from "../convert/convert.js";
 import { V1ALPHA1_API_VERSION } from "../api/v1alpha1.js";
@@ -89,6 +89,38 @@ function objectsInFile(docs: readonly unknown[], namespace: string): KubeObject[
 /** A file the CLI (render, request) cannot use; the message is one `where: what` line per problem. */
 export class RenderError extends Error {}
 
+/**
+ * What render says for each of yaml's error codes: yaml's own first line
+ * ("yaml"), or ours where yaml's may quote the file's text (a tag's name, an
+ * escape, a token), which may be a Secret's value. Typed on every code, so a
+ * code a new yaml adds needs a row.
+ */
+const YAML_ERRORS: Record<ErrorCode, "yaml" | (() => string)> = {
+  ALIAS_PROPS: "yaml",
+  BAD_ALIAS: "yaml",
+  BAD_COLLECTION_TYPE: msg.yamlCollectionTag,
+  BAD_DIRECTIVE: msg.yamlDirective,
+  BAD_DQ_ESCAPE: msg.yamlBadEscape,
+  BAD_INDENT: "yaml",
+  BAD_PROP_ORDER: msg.yamlPropertyOrder,
+  BAD_SCALAR_START: msg.yamlScalarStart,
+  BLOCK_AS_IMPLICIT_KEY: "yaml",
+  BLOCK_IN_FLOW: "yaml",
+  DUPLICATE_KEY: "yaml",
+  IMPOSSIBLE: "yaml",
+  KEY_OVER_1024_CHARS: "yaml",
+  MISSING_CHAR: "yaml",
+  MULTILINE_IMPLICIT_KEY: "yaml",
+  MULTIPLE_ANCHORS: "yaml",
+  MULTIPLE_DOCS: "yaml",
+  MULTIPLE_TAGS: "yaml",
+  NON_STRING_KEY: "yaml",
+  RESOURCE_EXHAUSTION: () => msg.yamlTooManyAliases(YAML_BOUNDS.maxAliasCount),
+  TAB_AS_INDENT: "yaml",
+  TAG_RESOLVE_FAILED: msg.yamlUnknownTag,
+  UNEXPECTED_TOKEN: msg.yamlUnexpected,
+};
+
 /** Every document, strictly: duplicate keys, tabs and syntax errors stop with line and column. */
 export function parseStrictly(text: string, source: string): unknown[] {
   // Within the bounds every user's YAML gets, before yaml builds a tree.
@@ -101,11 +133,19 @@ export function parseStrictly(text: string, source: string): unknown[] {
       problems
         .map((e) => {
           const at = e.linePos?.[0];
-          const what = (e.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+          const ours = YAML_ERRORS[e.code];
+          const what =
+            ours === "yaml"
+              ? (e.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")
+              : ours();
           return `${source}:${at === undefined ? "" : `${at.line}:${at.col}: `}${what}`;
         })
         .join("\n"),
     );
+  }
+  for (const d of docs) {
+    const alias = unresolvedAlias(text, d);
+    if (alias !== undefined) throw new RenderError(`${source}: the file ${alias.detail}`);
   }
   try {
     return docs.map((d) => d.toJS({ maxAliasCount: YAML_BOUNDS.maxAliasCount }) as unknown);

@@ -3,6 +3,7 @@
 // catalog already parsed; bin/llsd-hook starts it for render only). Reads the
 // files, prints the result, returns the exit code; never throws.
 import { writeSync } from "node:fs";
+import { parseAllowedPodFields } from "../api/pod-security.js";
 import { readBounded } from "../edge/read-bounded.js";
 import { YAML_BOUNDS } from "../config/bounded-yaml.js";
 import type { Catalog } from "../config/catalog.js";
@@ -87,12 +88,23 @@ function readInput(file: string, max: number = YAML_BOUNDS.maxBytes): string {
  */
 const ANSWER_MAX_BYTES = 4 * 2 ** 20;
 
-/** What the CLI reads besides the file: the catalog, and the package's version. */
+/** What the CLI reads besides the file: the catalog, the package's version, the environment. */
 export interface CliSources {
   catalogOf: () => Catalog;
   versionOf: () => string;
   /** metacontroller/compositecontroller.yaml of the package: request's default --controller. */
   controllerFile: () => string;
+  /** Read for ALLOWED_POD_FIELDS, so that render answers as a hook run with it (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** ALLOWED_POD_FIELDS as the hook reads it (src/api/pod-security.ts). */
+function allowedPodFieldsOf(
+  env: Readonly<Record<string, string | undefined>>,
+): ReadonlySet<string> {
+  const parsed = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
+  if (!parsed.ok) throw new RenderError(parsed.error);
+  return parsed.value;
 }
 
 /** `request <file> [options]`: the request JSON on stdout, notes on stderr. */
@@ -136,7 +148,7 @@ function runRequest(args: readonly string[], controllerFile: () => string): numb
 
 function run(
   argv: readonly string[],
-  { catalogOf, versionOf, controllerFile }: CliSources,
+  { catalogOf, versionOf, controllerFile, env }: CliSources,
 ): number {
   const [command, file] = argv;
   if (
@@ -156,7 +168,9 @@ function run(
     return 2;
   }
   const text = readInput(file);
-  const out = render(text, file, { catalog: catalogOf(), generate: generateConfig }, new Date());
+  const allowedPodFields = allowedPodFieldsOf(env ?? process.env);
+  const ctx = { catalog: catalogOf(), generate: generateConfig, allowedPodFields };
+  const out = render(text, file, ctx, new Date());
   for (const note of out.notes) write(2, `${note}\n`);
   write(1, out.children);
   write(2, out.status);

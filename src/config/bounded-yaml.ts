@@ -7,12 +7,25 @@
 //   3. a pass over yaml's CST, iteratively: depth, entries per collection;
 //   4. the document, composed without yaml's own duplicate-key check (it
 //      compares every pair of keys) and checked here with one Set per mapping;
-//   5. the value, aliases expanded at most maxAliasCount times, measured with
+//   5. every alias after its anchor, then the value, aliases expanded at most
+//      maxAliasCount times, measured with
 //      the spec's rule (src/api/bounds.ts), and, where JSON is wanted, without
 //      values JSON cannot hold (YAML 1.1 binaries, timestamps, sets).
 // The same text gives the same answer, so readYamlOnce keeps answers by text
 // (a bounded cache): a ConfigMap is read once, not on every sync.
-import { isMap, isPair, isScalar, isSeq, Lexer, parseDocument, Parser, type CST } from "yaml";
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  parseDocument,
+  Parser,
+  visit,
+  type CST,
+  type Document,
+} from "yaml";
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { msg } from "../messages.js";
 import { formatPath } from "../lib/json.js";
@@ -40,7 +53,16 @@ export const YAML_BOUNDS: YamlBounds = {
 };
 
 type YamlProblemKind =
-  "size" | "nodes" | "depth" | "width" | "key" | "duplicate" | "aliases" | "type" | "syntax";
+  | "size"
+  | "nodes"
+  | "depth"
+  | "width"
+  | "key"
+  | "duplicate"
+  | "alias"
+  | "aliases"
+  | "type"
+  | "syntax";
 
 export type YamlRead =
   | {
@@ -158,6 +180,28 @@ function duplicateKey(text: string, root: unknown, version: "1.1" | "1.2"): Refu
   return undefined;
 }
 
+/**
+ * Step 5, first: an alias with no anchor of its name before it, which yaml's
+ * toJS would report as a ReferenceError like too many aliases. The alias's
+ * name is not said: it may be a Secret's value written unquoted (`*s3cret`).
+ */
+export function unresolvedAlias(text: string, doc: Document.Parsed): Refusal | undefined {
+  const anchors = new Set<string>();
+  let found: Refusal | undefined;
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node) && !anchors.has(node.source)) {
+        found = refuse("alias", msg.yamlUnresolvedAlias(lineOf(text, node.range?.[0] ?? 0)));
+        return visit.BREAK;
+      }
+      if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor !== undefined)
+        anchors.add(node.anchor);
+      return undefined;
+    },
+  });
+  return found;
+}
+
 /** What a non-JSON value is, for the message; undefined for JSON values. */
 function yamlTypeOf(value: unknown): string | undefined {
   if (value instanceof Date) return "timestamp";
@@ -210,6 +254,8 @@ export function readYaml(text: string, options: YamlReadOptions): YamlRead {
   if (error !== undefined) return refuse("syntax", firstLine(error.message));
   const duplicate = duplicateKey(text, doc.contents, options.version);
   if (duplicate !== undefined) return duplicate;
+  const alias = unresolvedAlias(text, doc);
+  if (alias !== undefined) return alias;
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: bounds.maxAliasCount });

@@ -111,6 +111,9 @@ async function main(): Promise<void> {
     limits: settings.pool,
     cacheBytes: generationCacheBytes(settings.cacheBytes),
     ...(settings.fieldManager === undefined ? {} : { fieldManager: settings.fieldManager }),
+    ...(settings.allowedPodFields === undefined
+      ? {}
+      : { allowedPodFields: settings.allowedPodFields }),
   });
   const app = createApp({
     pool,

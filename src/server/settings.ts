@@ -24,6 +24,9 @@
 //                          0 turns them off); docs/adr/0023-condition-metrics.md
 //   MEMORY_LIMIT_MIB       the container's memory limit, for llsd_hook_memory_limit_bytes (the
 //                          Deployment sets it from limits.memory)
+//   ALLOWED_POD_FIELDS     Pod Security checks or volume types the confused-deputy rule lets pods
+//                          have (none); docs/adr/0019-confused-deputy-rule.md
+import { parseAllowedPodFields } from "../api/pod-security.js";
 import { serverMsg } from "../server-messages.js";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "./app.js";
 import { BODY_BUDGET_BYTES } from "./body-budget.js";
@@ -47,6 +50,8 @@ export interface Settings {
   parentLabels: boolean;
   parentsMax: number;
   memoryLimitBytes?: number;
+  /** Sorted; absent when nothing is allowed. */
+  allowedPodFields?: string[];
 }
 
 /** The variable's text; undefined when it is unset or empty. */
@@ -110,6 +115,13 @@ export function poolLimitsFromEnv(env: Env): PoolLimits {
   return limits;
 }
 
+/** ALLOWED_POD_FIELDS (src/api/pod-security.ts); an unknown name stops the hook at start. */
+function allowedPodFieldsOf(env: Env): string[] {
+  const parsed = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return [...parsed.value].sort();
+}
+
 function tlsOf(env: Env): Settings["tls"] {
   const certFile = env["TLS_CERT_FILE"];
   const keyFile = env["TLS_KEY_FILE"];
@@ -127,6 +139,7 @@ export function settingsFromEnv(env: Env): Settings {
   const tokenFile = text(env, "HOOK_TOKEN_FILE");
   const fieldManager = text(env, "SSA_FIELD_MANAGER");
   const memoryLimitBytes = mebibytes(env, "MEMORY_LIMIT_MIB", 0);
+  const allowedPodFields = allowedPodFieldsOf(env);
   return {
     port,
     metricsPort,
@@ -142,5 +155,6 @@ export function settingsFromEnv(env: Env): Settings {
     parentLabels: flag(env, "METRICS_PARENT_LABELS"),
     parentsMax: count(env, "METRICS_PARENTS_MAX", DEFAULT_PARENTS_MAX),
     ...(memoryLimitBytes > 0 ? { memoryLimitBytes } : {}),
+    ...(allowedPodFields.length > 0 ? { allowedPodFields } : {}),
   };
 }

@@ -29,6 +29,9 @@ const ctx = {
   catalog,
   generate,
   ...(data.fieldManager === undefined ? {} : { fieldManager: data.fieldManager }),
+  ...(data.allowedPodFields === undefined
+    ? {}
+    : { allowedPodFields: new Set(data.allowedPodFields) }),
 };
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) =>

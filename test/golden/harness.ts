@@ -58,6 +58,12 @@ interface PriorState {
   configMaps?: Record<string, string[] | RelatedSpec>;
   /** Whether the Deployment controller finished rolling this state out (default true). */
   rolledOut?: boolean;
+  /**
+   * The message of the ReplicaFailure condition (reason FailedCreate) the
+   * Deployment controller posts when its ReplicaSet cannot create pods (a
+   * state that is not rolled out).
+   */
+  replicaFailure?: string;
   /** Apply the hook's children without Metacontroller's last-applied annotation. */
   withoutLastApplied?: boolean;
   /**
@@ -184,7 +190,7 @@ function relatedObjects(
 /** What a child looks like after Metacontroller applied it (dynamic apply). */
 export function applied(
   child: KubeObject,
-  opts: { parentUid: string; rolledOut: boolean; lastApplied: boolean },
+  opts: { parentUid: string; rolledOut: boolean; lastApplied: boolean; replicaFailure?: string },
 ): KubeObject {
   const annotations = { ...(child.metadata.annotations ?? {}) };
   if (opts.lastApplied) annotations[LAST_APPLIED_ANNOTATION] = JSON.stringify(child);
@@ -236,6 +242,16 @@ export function applied(
               reason: "MinimumReplicasUnavailable",
               message: "Deployment does not have minimum availability.",
             },
+            ...(opts.replicaFailure === undefined
+              ? []
+              : [
+                  {
+                    type: "ReplicaFailure",
+                    status: "True",
+                    reason: "FailedCreate",
+                    message: opts.replicaFailure,
+                  },
+                ]),
           ],
         };
   }
@@ -287,6 +303,7 @@ export function buildRequest(c: CaseFile, format: Format): SyncRequest {
           parentUid: "uid-parent",
           rolledOut: prior.rolledOut ?? true,
           lastApplied: prior.withoutLastApplied !== true,
+          ...(prior.replicaFailure === undefined ? {} : { replicaFailure: prior.replicaFailure }),
         }),
       );
     }

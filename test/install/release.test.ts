@@ -1,7 +1,8 @@
 // npm run release -- --dry-run, run as written into a temporary folder: every
 // artifact is there and is what it says. The npm tarball holds bin/, dist/,
 // configs/, LICENSE, README.md and package.json and nothing else (no tests,
-// sources, source maps or render snapshot), and installed from the tarball
+// sources, source maps or render snapshot; of bin/ and configs/ what git
+// tracks), and installed from the tarball
 // alone the CLI prints the version and renders an example. install.yaml names
 // the image tagged with the version; the SBOM lists the production
 // dependencies at their locked versions with their tarballs' SHA-512, and no
@@ -15,7 +16,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { releaseGateProblems } from "../../scripts/release/artifacts.js";
+import { packedSources, releaseGateProblems } from "../../scripts/release/artifacts.js";
 import { root } from "./tools.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -142,6 +143,14 @@ describe("npm run release -- --dry-run", function () {
           entries.some((e) => e.startsWith(`package/configs/${r}/`)),
           r,
         ).to.equal(true);
+    });
+
+    it("holds exactly the files git tracks under bin/, configs/ and metacontroller/, never an ignored one", () => {
+      const tracked = packedSources(root).filter((f) => /^(bin|configs|metacontroller)\//.test(f));
+      const packed = entries
+        .map((e) => e.replace(/^package\//, ""))
+        .filter((f) => /^(bin|configs|metacontroller)\//.test(f));
+      expect(packed.sort()).to.deep.equal(tracked.sort());
     });
 
     it("installed alone, its CLI prints the version, renders examples/minimal.yaml and prints its request", () => {

@@ -31,6 +31,7 @@ type Shape = {
     nodeSelector?: Record<string, string>;
     affinity?: PodSpec["affinity"];
     podLabels?: Record<string, string>;
+    podAnnotations?: Record<string, string>;
   };
   resources?: Container["resources"];
   topologySpreadConstraints?: PodSpec["topologySpreadConstraints"];
@@ -56,6 +57,11 @@ function withShape(deployment: Deployment, workload: Shape): Deployment {
     template.metadata = {
       ...template.metadata,
       labels: { ...template.metadata?.labels, ...o.podLabels },
+    };
+  if (o.podAnnotations)
+    template.metadata = {
+      ...template.metadata,
+      annotations: { ...template.metadata?.annotations, ...o.podAnnotations },
     };
   if (workload.resources) container.resources = workload.resources;
   if (workload.topologySpreadConstraints)

@@ -6,6 +6,7 @@ import { computeStatus } from "../../src/compute-status.js";
 import type { Returned } from "../../src/return-children.js";
 import { releaseFacts } from "../../src/release.js";
 import type { Observed, ObservedDeployment } from "../../src/observe.js";
+import { msg } from "../../src/messages.js";
 import { problem, warning } from "../../src/problems.js";
 import { Reason } from "../../src/reasons.js";
 import type { Desired } from "../../src/desired.js";
@@ -30,7 +31,11 @@ function observed(over: Partial<Observed> = {}): Observed {
   };
 }
 
-function deployment(available: number, ready: boolean): ObservedDeployment {
+function deployment(
+  available: number,
+  ready: boolean,
+  failure?: { reason?: string; message: string },
+): ObservedDeployment {
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -39,10 +44,18 @@ function deployment(available: number, ready: boolean): ObservedDeployment {
       availableReplicas: available,
       conditions: [
         { type: "Available", status: ready ? "True" : "False", reason: "R", message: "M" },
+        ...(failure === undefined
+          ? []
+          : [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", ...failure }]),
       ],
     },
   };
 }
+
+const FORBIDDEN =
+  'pods "llsd-5c8d7b9f4-qv2lm" is forbidden: violates PodSecurity "restricted:latest": restricted volume types (volume "models" uses restricted volume type "nfs")';
+const QUOTA =
+  'pods "llsd-5c8d7b9f4-qv2lm" is forbidden: exceeded quota: compute, requested: requests.cpu=250m, used: requests.cpu=2, limited: requests.cpu=2';
 
 /** The Deployment just created, before its controller has posted a status. */
 const created: ObservedDeployment = {
@@ -182,6 +195,24 @@ describe("computeStatus", () => {
       extra: ["Reconciling"],
     },
     {
+      what: "pods refused by Pod Security: Available and Ready say ReplicaFailure",
+      observed: observed({ deployment: deployment(0, false, { message: FORBIDDEN }) }),
+      resolution: valid,
+      returned: updated,
+      phase: "Initializing",
+      ready: "ReplicaFailure",
+      extra: ["Reconciling"],
+    },
+    {
+      what: "a rollout whose new pods are refused while old ones serve: Ready says ReplicaFailure",
+      observed: observed({ deployment: deployment(1, true, { message: QUOTA }) }),
+      resolution: valid,
+      returned: updated,
+      phase: "Initializing",
+      ready: "ReplicaFailure",
+      extra: ["Reconciling"],
+    },
+    {
       what: "available but the rollout of this spec is not done: not Ready",
       observed: observed({ deployment: deployment(1, true) }),
       resolution: valid,
@@ -230,6 +261,35 @@ describe("computeStatus", () => {
       expect([...conditions.keys()].slice(6)).to.deep.equal(row.extra);
       for (const c of conditions.values()) expect(c.observedGeneration).to.equal(3);
     });
+
+  it("says a ReplicaFailure in its own words: the Pod Security level, the quota, or the reason, never the refusal's text", () => {
+    const rows: [failure: { reason?: string; message: string }, message: string][] = [
+      [{ message: FORBIDDEN }, msg.replicaFailurePodSecurity("llsd", "restricted")],
+      [
+        { message: FORBIDDEN.replace("restricted:latest", "baseline:v1.37") },
+        msg.replicaFailurePodSecurity("llsd", "baseline"),
+      ],
+      [{ message: QUOTA }, msg.replicaFailureQuota("llsd", "compute")],
+      [
+        { message: 'admission webhook "x" denied the request: token=s3cr3t' },
+        msg.replicaFailure("llsd", "FailedCreate"),
+      ],
+      [{ reason: "FailedCreate; rm -rf", message: "" }, msg.replicaFailure("llsd", "FailedCreate")],
+      [{ reason: "FailedDelete", message: "anything" }, msg.replicaFailure("llsd", "FailedDelete")],
+    ];
+    for (const [failure, message] of rows) {
+      const status = computeStatus({
+        now: NOW,
+        observed: observed({ deployment: deployment(0, false, failure) }),
+        resolution: valid,
+        returned: updated,
+      });
+      const available = byType(status).get("Available");
+      expect(available?.reason).to.equal("ReplicaFailure");
+      expect(available?.message, failure.message).to.equal(message);
+      expect(JSON.stringify(status)).to.not.include("qv2lm").and.not.include("s3cr3t");
+    }
+  });
 
   it("writes a new parent's status once: what its first sync reports is what the next ones find", () => {
     const first = computeStatus({

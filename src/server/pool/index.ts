@@ -52,6 +52,8 @@ export interface PoolOptions {
   /** Bytes the workers' generation caches may hold together (each an equal part). */
   cacheBytes: number;
   fieldManager?: string;
+  /** What the confused-deputy rule lets pods have (ALLOWED_POD_FIELDS; default nothing). */
+  allowedPodFields?: readonly string[];
 }
 
 interface PoolStats {
@@ -157,6 +159,9 @@ class WorkerPool implements Pool {
       catalog,
       cacheBytes: options.cacheBytes / limits.workers,
       ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+      ...(options.allowedPodFields === undefined
+        ? {}
+        : { allowedPodFields: [...options.allowedPodFields] }),
     };
   }
 

@@ -19,6 +19,8 @@ export interface WorkerData {
   /** Bytes this worker's generation cache may hold. */
   cacheBytes: number;
   fieldManager?: string;
+  /** ALLOWED_POD_FIELDS, as src/server/settings.ts parsed it (the confused-deputy rule). */
+  allowedPodFields?: string[];
   /**
    * Shared with the main thread: 1 when it started another request while this
    * one's tenant was not known yet, so this one asks before it goes on.

@@ -119,17 +119,137 @@ export const POD_RULE_ROWS: { name: string; workload: Record<string, unknown>; p
       problem:
         "spec.workload.topologySpreadConstraints[0].maxSkew: is 0; the API server requires at least 1 (the most the pod counts of two domains may differ)",
     },
+    // Issue 34: five more shapes that reported DeploymentUpdated=True, and the AppArmor annotation's.
+    {
+      name: "a Bidirectional mount propagation in the unprivileged container",
+      workload: {
+        overrides: {
+          volumes: [{ name: "cache", emptyDir: {} }],
+          volumeMounts: [{ name: "cache", mountPath: "/cache", mountPropagation: "Bidirectional" }],
+        },
+      },
+      problem:
+        "spec.workload.overrides.volumeMounts[0].mountPropagation: is Bidirectional, which the API server allows only in a privileged container, and the server's container is not privileged; use HostToContainer or None",
+    },
+    {
+      name: "a seccomp profile annotation other than the pod's",
+      workload: {
+        overrides: {
+          podAnnotations: { "seccomp.security.alpha.kubernetes.io/pod": "localhost/profile.json" },
+        },
+      },
+      problem:
+        "spec.workload.overrides.podAnnotations: annotation seccomp.security.alpha.kubernetes.io/pod names a seccomp profile the API server refuses for this pod, whose profile is RuntimeDefault (set by llsd-hook in its securityContext); remove the annotation (seccomp annotations are deprecated: the securityContext sets the profile)",
+    },
+    {
+      name: "a container seccomp annotation that names no profile",
+      workload: {
+        overrides: {
+          podAnnotations: {
+            "container.seccomp.security.alpha.kubernetes.io/llama-stack": "strict",
+          },
+        },
+      },
+      problem:
+        "spec.workload.overrides.podAnnotations: annotation container.seccomp.security.alpha.kubernetes.io/llama-stack names a seccomp profile the API server refuses for this pod, whose profile is RuntimeDefault (set by llsd-hook in its securityContext); remove the annotation (seccomp annotations are deprecated: the securityContext sets the profile)",
+    },
+    {
+      name: "a volume with two sources",
+      workload: {
+        overrides: { volumes: [{ name: "cache", emptyDir: {}, configMap: { name: "c" } }] },
+      },
+      problem:
+        "spec.workload.overrides.volumes[0]: has 2 volume sources (configMap, emptyDir), and the API server takes exactly one; keep one, and make the others volumes of their own",
+    },
+    {
+      name: "an env var with value and valueFrom",
+      workload: {
+        overrides: {
+          env: [
+            { name: "POD", value: "x", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+          ],
+        },
+      },
+      problem:
+        "spec.workload.overrides.env[0].valueFrom: sets both value and valueFrom, which the API server refuses; keep one",
+    },
+    {
+      name: "an env var whose valueFrom has two sources",
+      workload: {
+        overrides: {
+          env: [
+            {
+              name: "POD",
+              valueFrom: {
+                fieldRef: { fieldPath: "metadata.name" },
+                resourceFieldRef: { resource: "limits.cpu" },
+              },
+            },
+          ],
+        },
+      },
+      problem:
+        "spec.workload.overrides.env[0].valueFrom: names 2 sources (fieldRef, resourceFieldRef), and the API server takes exactly one; keep one",
+    },
+    {
+      name: "a toleration effect the API server does not know",
+      workload: {
+        overrides: { tolerations: [{ key: "gpu", operator: "Exists", effect: "NoRun" }] },
+      },
+      problem:
+        "spec.workload.overrides.tolerations[0].effect: is NoRun, which the API server refuses; use NoSchedule, PreferNoSchedule or NoExecute, or leave it empty to match every effect",
+    },
+    {
+      name: "tolerationSeconds with an effect other than NoExecute",
+      workload: {
+        overrides: {
+          tolerations: [
+            { key: "gpu", operator: "Exists", effect: "NoSchedule", tolerationSeconds: 60 },
+          ],
+        },
+      },
+      problem:
+        "spec.workload.overrides.tolerations[0].effect: must be NoExecute when tolerationSeconds is set, which the API server requires; set effect: NoExecute, or remove tolerationSeconds",
+    },
+    {
+      name: "an AppArmor annotation naming no container of the pod",
+      workload: {
+        overrides: {
+          podAnnotations: {
+            "container.apparmor.security.beta.kubernetes.io/sidecar": "runtime/default",
+          },
+        },
+      },
+      problem:
+        "spec.workload.overrides.podAnnotations: annotation container.apparmor.security.beta.kubernetes.io/sidecar names no container of the pod (its one container is llama-stack), which the API server refuses; name llama-stack, or remove the annotation",
+    },
   ];
 
 export const ACCEPTED_WORKLOAD: Record<string, unknown> = {
   overrides: {
-    env: [{ name: "A_B", value: "x" }],
+    env: [
+      { name: "A_B", value: "x" },
+      { name: "POD", value: "", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+    ],
     volumes: [{ name: "cache", emptyDir: {} }],
     volumeMounts: [
-      { name: "cache", mountPath: "/cache" },
+      { name: "cache", mountPath: "/cache", mountPropagation: "HostToContainer" },
       { name: "config", mountPath: "/more-config", readOnly: true },
     ],
-    tolerations: [{ key: "gpu", operator: "Exists" }],
+    tolerations: [
+      { key: "gpu", operator: "Exists" },
+      {
+        key: "node.kubernetes.io/unreachable",
+        operator: "Exists",
+        effect: "NoExecute",
+        tolerationSeconds: 30,
+      },
+    ],
+    podAnnotations: {
+      "seccomp.security.alpha.kubernetes.io/pod": "runtime/default",
+      "container.seccomp.security.alpha.kubernetes.io/llama-stack": "runtime/default",
+      "container.apparmor.security.beta.kubernetes.io/llama-stack": "runtime/default",
+    },
     nodeSelector: { pool: "a".repeat(63), empty: "" },
     podLabels: { team: "ml_infra.v2" },
     affinity: {

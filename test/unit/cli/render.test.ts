@@ -53,6 +53,36 @@ const refused: { name: string; text: string; error: string }[] = [
     error:
       'cr.yaml: metadata.name: expected a string, but YAML read 5 as a number; quote it: name: "5"',
   },
+  // A Secret's value written unquoted is read as a tag or an alias: never said back (issue 34).
+  {
+    name: "an unresolved tag (a Secret's value written unquoted)",
+    text: `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData:\n  token: !sk-live-4f9a2c\n`,
+    error:
+      "cr.yaml:10:10: a tag (a word after !) that is none of YAML's own, so the value it marks would be lost; quote the value if it is text that starts with !",
+  },
+  {
+    name: "an unresolved alias (not too many aliases)",
+    text: `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData:\n  token: *sk-live-4f9a2c\n`,
+    error:
+      "cr.yaml: the file has an alias at line 10 whose anchor is not set before it (an anchor &name must come before its alias *name); set the anchor first, or quote the value if it is text that starts with *",
+  },
+  {
+    name: "an unknown escape in a double-quoted string",
+    text: `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter}}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData:\n  token: "pa\\qss"\n`,
+    error:
+      "cr.yaml:10:13: an escape sequence YAML does not know, in a double-quoted string; write \\\\ for a backslash, or use single quotes",
+  },
+  {
+    name: "too many aliases, still said so",
+    text: `${HEAD}metadata: {name: llama}\nspec: {distribution: {name: starter}}\n---\n${[
+      "a: &a [x, x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]",
+    ].join("\n")}\n`,
+    error:
+      "cr.yaml: the file expands its aliases more than 100 times; write the values out, or use fewer aliases",
+  },
 ];
 
 describe("llsd-hook render", () => {
@@ -61,6 +91,7 @@ describe("llsd-hook render", () => {
       expect(() => render(row.text, "cr.yaml", syncContext(), NOW))
         .to.throw(RenderError)
         .with.property("message", row.error);
+      expect(row.error).to.not.include("4f9a2c");
     });
   }
 

@@ -103,6 +103,20 @@ describe("readYaml", () => {
       answer:
         "aliases: expands its aliases more than 100 times; write the values out, or use fewer aliases",
     },
+    // an alias before its anchor is said as what it is, without its name (issue 34)
+    {
+      name: "an alias whose anchor is never set",
+      text: "a: &x [1]\nb: *x\nc: *s3cret-token\n",
+      answer:
+        "alias: has an alias at line 3 whose anchor is not set before it (an anchor &name must come before its alias *name); set the anchor first, or quote the value if it is text that starts with *",
+    },
+    {
+      name: "an alias before its anchor",
+      text: "a: *x\nb: &x 1\n",
+      answer:
+        "alias: has an alias at line 1 whose anchor is not set before it (an anchor &name must come before its alias *name); set the anchor first, or quote the value if it is text that starts with *",
+    },
+    { name: "an anchor on a key, its alias later", text: "? &k a\n: 1\nb: *k\n", answer: "ok" },
     // duplicate keys, found with one Set per mapping; merge keys are not keys
     {
       name: "a repeated key",

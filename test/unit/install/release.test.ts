@@ -1,18 +1,21 @@
 // The version names one release everywhere (package.json, the image the
 // manifests and install.yaml name, CHANGELOG.md), and the plain parts of
 // npm run release (scripts/release/artifacts.ts): the CHANGELOG section, the
-// release's install.yaml, the SBOM's hashes from the lock file, SHA256SUMS.
+// release's install.yaml, the SBOM's hashes from the lock file, SHA256SUMS, the
+// npm tarball's sources (git's tracked files, with an ignored file present).
 import { expect } from "chai";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import {
   changelogSection,
   hookImages,
   imageOf,
   packageVersionOf,
+  packedSources,
   releaseDate,
   releaseGateProblems,
   releaseInstallYaml,
@@ -173,5 +176,60 @@ describe("release: SHA256SUMS", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("release: the npm tarball's sources are what git tracks", () => {
+  it("packs the tracked files of package.json's files entries, never an ignored or untracked one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "llsd-pack-"));
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: dir });
+    const put = (file: string, text = "x\n") => {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      writeFileSync(join(dir, file), text);
+    };
+    try {
+      git("init", "-q");
+      put("package.json", JSON.stringify({ files: ["bin", "dist", "!dist/**/*.map", "configs"] }));
+      put(".gitignore", "*.log\n.scratch/\ndist/\n");
+      for (const f of [
+        "README.md",
+        "LICENSE",
+        "bin/tool",
+        "configs/1.5.0/registry.json",
+        "src/a.ts",
+      ])
+        put(f);
+      git("add", "-A");
+      git("commit", "-qm", "tracked");
+      // Present on disk, never packed: ignored, and not tracked.
+      for (const f of ["bin/debug.log", "configs/.scratch/notes.json", "configs/0.0.1.log"]) put(f);
+      put("configs/untracked.json");
+      put("dist/main.js");
+      expect(existsSync(join(dir, "configs/.scratch/notes.json"))).to.equal(true);
+      expect(packedSources(dir)).to.deep.equal([
+        "LICENSE",
+        "README.md",
+        "bin/tool",
+        "configs/1.5.0/registry.json",
+        "package.json",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("this repository's: bin/llsd-hook and every release's configs, and nothing git ignores", () => {
+    const packed = packedSources(root);
+    expect(packed).to.include.members(["bin/llsd-hook", "package.json", "README.md", "LICENSE"]);
+    expect(packed.filter((f) => f.startsWith("configs/") && f.endsWith("/registry.json"))).to.not.be
+      .empty;
+    // check-ignore answers 1 when no path given is ignored.
+    const ignored = spawnSync("git", ["check-ignore", "--no-index", "--stdin"], {
+      cwd: root,
+      input: packed.join("\n"),
+      encoding: "utf8",
+    });
+    expect([ignored.status, ignored.stdout]).to.deep.equal([1, ""]);
   });
 });

@@ -19,6 +19,8 @@ import { syncContext } from "../golden/harness.js";
 import { codeBlocks, docSection, kubectl } from "../install/tools.js";
 import { freePort } from "../net.js";
 import { POD_RULE_ROWS } from "../unit/children/pod-rules-rows.js";
+import { withModels } from "../unit/children/pod-policy-sync.js";
+import { msg } from "../../src/messages.js";
 import { stopProcess } from "./cluster.js";
 import {
   crdWithConversion,
@@ -130,6 +132,26 @@ const INVALID: { name: string; spec: unknown; field: string }[] = [
     spec: { ...BASE, workload: row.workload },
     field: row.problem.slice(0, row.problem.indexOf(": ")),
   })),
+  // The confused-deputy rule (ADR 19): what Pod Security's baseline level forbids.
+  {
+    name: "the confused-deputy rule: a hostPath volume",
+    spec: { ...BASE, workload: withModels({ hostPath: { path: "/var/lib" } }).workload },
+    field: "spec.workload.overrides.volumes[1]",
+  },
+  {
+    name: "the confused-deputy rule: an unconfined AppArmor annotation",
+    spec: {
+      ...BASE,
+      workload: {
+        overrides: {
+          podAnnotations: {
+            "container.apparmor.security.beta.kubernetes.io/llama-stack": "unconfined",
+          },
+        },
+      },
+    },
+    field: "spec.workload.overrides.podAnnotations",
+  },
 ];
 
 describe("the admission webhook on a real kube-apiserver", function () {
@@ -279,6 +301,24 @@ describe("the admission webhook on a real kube-apiserver", function () {
       expect(r.status, said(r)).to.equal(0);
       expect(r.stderr.split("\n").filter((l) => l !== "")).to.deep.equal([
         "Warning: PdbSkipped: spec.workload.podDisruptionBudget: no PodDisruptionBudget is created: with 1 replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget",
+      ]);
+    });
+
+    it("a volume Pod Security's restricted level forbids, as the RestrictedPodField warning", () => {
+      const obj = resource("restricted", {
+        ...BASE,
+        workload: withModels({ nfs: { server: "nas", path: "/m" } }).workload,
+      });
+      const r = apply(obj);
+      expect(r.status, said(r)).to.equal(0);
+      const warned = msg.podFieldWarned(
+        "volume models uses volume type nfs",
+        "restrictedVolumes",
+        msg.podFixVolume(),
+        "nfs",
+      );
+      expect(r.stderr.split("\n").filter((l) => l !== "")).to.deep.equal([
+        `Warning: RestrictedPodField: spec.workload.overrides.volumes[1]: ${warned}`,
       ]);
     });
 

@@ -7,6 +7,7 @@ import type { AdmissionResponse } from "../../src/api/admission.js";
 import { admit } from "../../src/admit.js";
 import { isWarningReason } from "../../src/reasons.js";
 import { buildRequest, loadCases, runCase, syncContext } from "../golden/harness.js";
+import { syncUnder, withModels } from "./children/pod-policy-sync.js";
 
 const ctx = syncContext();
 const UID = "2b0c8f0e-6e2a-4c1e-9d35-0d6f3c1b7a10";
@@ -218,6 +219,30 @@ describe("admit: refusals and warnings", () => {
         "PdbSkipped: spec.workload.podDisruptionBudget: no PodDisruptionBudget is created: with 1 replica(s) it would allow no disruption and block node drains; raise replicas or relax the budget",
       ],
     });
+  });
+
+  it("the confused-deputy rule as /sync applies it, ALLOWED_POD_FIELDS included", () => {
+    const under = (spec: unknown, allowed?: string[]) =>
+      admit(review({ object: object(spec) }), {
+        ...ctx,
+        ...(allowed === undefined ? {} : { allowedPodFields: new Set(allowed) }),
+      }).response;
+    const hostPath = withModels({ hostPath: { path: "/var/lib" } });
+    const nfs = withModels({ nfs: { server: "nas", path: "/m" } });
+    const condition = (spec: unknown, type: string) =>
+      syncUnder(spec).conditions.find((c) => c.type === type)?.message;
+    const refusal = condition(hostPath, "ValidationSucceeded");
+    expect(refusal).to.match(/^spec\.workload\.overrides\.volumes\[1\]: .*hostPath/);
+    expect(under(hostPath).status?.message).to.equal(refusal);
+    const warning = condition(nfs, "RestrictedPodField");
+    expect(warning).to.match(/^spec\.workload\.overrides\.volumes\[1\]: .*nfs/);
+    expect(under(nfs)).to.deep.equal({
+      uid: UID,
+      allowed: true,
+      warnings: [`RestrictedPodField: ${warning}`],
+    });
+    expect(under(hostPath, ["hostPath"])).to.deep.equal({ uid: UID, allowed: true });
+    expect(under(nfs, ["nfs"])).to.deep.equal({ uid: UID, allowed: true });
   });
 
   it("assumes an optional child type declared: whether it is, is the cluster's", () => {

@@ -364,6 +364,7 @@ export async function benchScale(options: { parents?: number; build?: boolean } 
       ...process.env,
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
+      API_SERVER_PORT: String(await freePort()),
       LOG_LEVEL: "warn",
     },
     stdio: "ignore",

@@ -24,7 +24,7 @@ import http from "node:http";
 import net from "node:net";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { BODY_BUDGET_BYTES } from "../src/server/body-budget.js";
+import { API_SERVER_CLASS, HOOK_CLASS } from "../src/server/classes.js";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { buildRequest, type CaseFile } from "../test/golden/harness.js";
@@ -59,18 +59,22 @@ async function freePort(): Promise<number> {
 interface Hook {
   proc: ChildProcess;
   port: number;
+  /** The API server's port (/convert). */
+  apiServerPort: number;
   stop: () => Promise<void>;
 }
 
 /** The server as the image runs it, with the Deployment's NODE_OPTIONS and `env`. */
 async function startHook(env: Record<string, string> = {}): Promise<Hook> {
   const port = await freePort();
+  const apiServerPort = await freePort();
   const proc = spawn(process.execPath, ["dist/server/main.js"], {
     cwd: HOOK_DIR,
     env: {
       PATH: process.env["PATH"] ?? "",
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
+      API_SERVER_PORT: String(apiServerPort),
       LOG_LEVEL: "warn",
       NODE_OPTIONS: shippedNodeOptions(),
       ...env,
@@ -94,6 +98,7 @@ async function startHook(env: Record<string, string> = {}): Promise<Hook> {
   return {
     proc,
     port,
+    apiServerPort,
     stop: async () => {
       proc.kill("SIGKILL");
       if (proc.exitCode === null) await once(proc, "exit");
@@ -240,8 +245,39 @@ const HOSTILE_LEAD_MS = 5000;
 const TYPICAL_LOOPS = 4;
 const HOSTILE_LOOPS = 5;
 
-/** One phase: typical load and /healthz, with or without the hostile parent. */
-async function phase(port: number, hostile: boolean, counter: { n: number }): Promise<Phase> {
+/** Header-only holders on each port (issue 34): this many connections per port. */
+const HOLDERS = 4;
+
+/**
+ * A connection that sends only the headers of a `path` request declaring a
+ * body at the limit, reopened when the server cuts it, until `until`; counts
+ * how each was answered.
+ */
+async function holder(
+  port: number,
+  path: string,
+  until: number,
+  statuses: Map<number, number>,
+): Promise<void> {
+  while (performance.now() < until) {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    let answer = "";
+    socket.on("data", (b: Buffer) => (answer += b.toString()));
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${BODY_LIMIT_BYTES}\r\n\r\n`,
+    );
+    const left = until - performance.now();
+    await Promise.race([once(socket, "close"), new Promise((r) => setTimeout(r, left))]);
+    socket.destroy();
+    const status = Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1] ?? 0);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  }
+}
+
+/** One phase: typical load and /healthz, with or without the hostile load. */
+async function phase(hook: Hook, hostile: Hostile | false, counter: { n: number }): Promise<Phase> {
+  const { port } = hook;
   const out: Phase = {
     failed: 0,
     healthz: [],
@@ -257,7 +293,13 @@ async function phase(port: number, hostile: boolean, counter: { n: number }): Pr
   // Warm each parent's cached answer.
   for (const body of restBodies) await send(port, agent, "POST", "/sync", body);
   const loops: Promise<void>[] = [];
-  if (hostile)
+  if (hostile === "holders")
+    for (let l = 0; l < HOLDERS; l++)
+      loops.push(
+        holder(hook.apiServerPort, "/convert", until, out.hostile.statuses),
+        holder(port, "/sync", until, out.hostile.statuses),
+      );
+  if (hostile === "parent")
     for (let l = 0; l < HOSTILE_LOOPS; l++)
       loops.push(
         (async () => {
@@ -315,9 +357,13 @@ interface RunFigures {
 const median = (xs: number[]) => pct(xs, 50);
 const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
+/** The hostile load beside the typical one: the slowest parent retried, or header-only holders. */
+type Hostile = "parent" | "holders";
+
 interface Scenario {
   name: string;
   env: Record<string, string>;
+  hostile: Hostile;
 }
 
 async function scenario(s: Scenario, runs: number): Promise<{ rows: string[][]; met: boolean }> {
@@ -326,8 +372,8 @@ async function scenario(s: Scenario, runs: number): Promise<{ rows: string[][]; 
     const hook = await startHook(s.env);
     try {
       const counter = { n: r * 1_000_000 };
-      const alone = await phase(hook.port, false, counter);
-      const beside = await phase(hook.port, true, counter);
+      const alone = await phase(hook, false, counter);
+      const beside = await phase(hook, s.hostile, counter);
       figures.push({ alone, beside });
     } finally {
       await hook.stop();
@@ -361,7 +407,7 @@ async function scenario(s: Scenario, runs: number): Promise<{ rows: string[][]; 
     for (const [k, v] of f.beside.hostile.statuses) statuses.set(k, (statuses.get(k) ?? 0) + v);
   const hostileMs = figures.flatMap((f) => f.beside.hostile.ms);
   const hostile = [
-    "hostile parent's answers",
+    s.hostile === "parent" ? "hostile parent's answers" : "holders' cuts (0: none by the end)",
     String(Math.round(hostileMs.length / runs)),
     "",
     "",
@@ -411,13 +457,16 @@ function worstParse(namespace: string, bytes: number): string {
   return `${head},"related":${related},"x":[${objects}],"pad":"${"p".repeat(pad)}"}`;
 }
 
-/** A connection that sent its headers and all but the last byte of a body of `bytes`: held in the budget. */
-async function stalledBody(port: number, bytes: number): Promise<net.Socket> {
+/**
+ * A connection that sent its headers and all but the last byte of a body of
+ * `bytes`: held in its port's budget until the progress floor cuts it (2-4 s).
+ */
+async function stalledBody(port: number, bytes: number, path = "/sync"): Promise<net.Socket> {
   const socket = net.connect(port, "127.0.0.1");
   await once(socket, "connect");
   socket.on("error", () => undefined);
   socket.write(
-    `POST /sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
   );
   socket.write(Buffer.alloc(bytes - 1, 0x20));
   return socket;
@@ -440,9 +489,14 @@ async function memory(): Promise<string[]> {
     const busy = bodies.map((b) => send(hook.port, agent, "POST", "/sync", b));
     // The rest of the budget held by stalled bodies at the limit.
     const stalled: net.Socket[] = [];
-    const left = BODY_BUDGET_BYTES - bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
+    const left =
+      HOOK_CLASS.defaultBudgetBytes - bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
     for (let held = 0; held + BODY_LIMIT_BYTES <= left; held += BODY_LIMIT_BYTES)
       stalled.push(await stalledBody(hook.port, BODY_LIMIT_BYTES));
+    // And the API server's budget: one body at the limit fills it.
+    stalled.push(
+      await stalledBody(hook.apiServerPort, API_SERVER_CLASS.defaultBudgetBytes, "/convert"),
+    );
     // One more is refused at once: the budget is full.
     const refused = await send(hook.port, new http.Agent(), "POST", "/sync", bodies[0]);
     const answers = await Promise.all(busy);
@@ -452,7 +506,7 @@ async function memory(): Promise<string[]> {
     agent.destroy();
     lines.push(
       `  idle: rss ${idle.rss.toFixed(0)} MiB (NODE_OPTIONS=${shippedNodeOptions()}, ${workers} workers of ${DEFAULT_POOL_LIMITS.heapMib} MiB heap)`,
-      `  ${workers} worst-case requests (${(Buffer.byteLength(bodies[0] ?? "") / MiB).toFixed(1)} MiB each: 240,000 empty objects and the slowest YAML; answered ${answers.map((a) => a.status).join(", ")}) beside ${stalled.length} stalled bodies of ${BODY_LIMIT_BYTES / MiB} MiB (budget ${BODY_BUDGET_BYTES / MiB} MiB full: one more answered ${refused.status})`,
+      `  ${workers} worst-case requests (${(Buffer.byteLength(bodies[0] ?? "") / MiB).toFixed(1)} MiB each: 240,000 empty objects and the slowest YAML; answered ${answers.map((a) => a.status).join(", ")}) beside ${stalled.length} stalled bodies of ${BODY_LIMIT_BYTES / MiB} MiB (the hook's budget, ${HOOK_CLASS.defaultBudgetBytes / MiB} MiB, full: one more answered ${refused.status}; the API server's, ${API_SERVER_CLASS.defaultBudgetBytes / MiB} MiB, full)`,
       `  rss peak ${Math.max(peak, after.peak).toFixed(0)} MiB (sampled every 5 ms: ${peak.toFixed(0)}; VmHWM ${after.peak.toFixed(0)}), limit ${POD_LIMIT_MIB} MiB: ${Math.max(peak, after.peak) < POD_LIMIT_MIB ? "under" : "OVER"}`,
     );
   } finally {
@@ -476,10 +530,20 @@ function table(title: string, header: string[], rows: string[][], notes: string[
 /** Section 9; false when the target was missed. */
 export async function benchTenant(runs = 3): Promise<boolean> {
   const scenarios: Scenario[] = [
-    { name: "the slowest YAML within the bounds, a new text each time", env: {} },
+    {
+      name: "the slowest YAML within the bounds, a new text each time",
+      env: {},
+      hostile: "parent",
+    },
     {
       name: "the same, past the deadline: WORKER_DEADLINE_MS=150, each attempt stopped",
       env: { WORKER_DEADLINE_MS: "150" },
+      hostile: "parent",
+    },
+    {
+      name: `header-only holders: ${HOLDERS} on /convert and ${HOLDERS} on /sync, each declaring ${BODY_LIMIT_BYTES / MiB} MiB, reopened when cut`,
+      env: {},
+      hostile: "holders",
     },
   ];
   const rows: string[][] = [];

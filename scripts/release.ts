@@ -5,6 +5,8 @@
 //                                snapshot: a blob runs only on the node binary that built it),
 //                                configs/, LICENSE, README.md, package.json: of bin/ and
 //                                configs/ only what git tracks, never an ignored file
+//   llsd-hook-chart-<version>.tgz the Helm chart charts/llsd-hook/ (what git tracks), packaged by helm (test/helm/build.sh's)
+//                                with SOURCE_DATE_EPOCH at HEAD's commit time, so the same bytes each time
 //   llsd-hook-<version>.cdx.json CycloneDX 1.6 SBOM of the production dependencies, by
 //                                @cyclonedx/cyclonedx-npm (scripts/sbom/, installed apart),
 //                                reproducible, with each package's SHA-512 from the lock file
@@ -41,9 +43,12 @@ import {
   releaseGateProblems,
   releaseInstallYaml,
   sha256sums,
+  trackedFiles,
   versionNameProblems,
   withLockHashes,
 } from "./release/artifacts.js";
+import { CHART_DIR } from "./chart/generate.js";
+import { built } from "../test/install/tools.js";
 
 const root = join(import.meta.dirname, "..");
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
@@ -101,6 +106,34 @@ function npmPackage(out: string): string {
     );
     const [{ filename }] = JSON.parse(packed) as [{ filename: string }];
     return filename;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The Helm chart's tracked files, packaged by the helm the suite builds (cached), reproducibly; its file name. */
+function chart(out: string, version: string): string {
+  const helm = built("test/helm/build.sh");
+  const stage = mkdtempSync(join(tmpdir(), "llsd-chart-"));
+  try {
+    for (const f of trackedFiles(root, [CHART_DIR])) {
+      mkdirSync(dirname(join(stage, f)), { recursive: true });
+      copyFileSync(join(root, f), join(stage, f));
+    }
+    execFileSync(helm, ["package", join(stage, CHART_DIR), "--destination", stage], {
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HELM_CACHE_HOME: join(stage, ".cache"),
+        HELM_CONFIG_HOME: join(stage, ".config"),
+        HELM_DATA_HOME: join(stage, ".data"),
+        SOURCE_DATE_EPOCH: git(["log", "-1", "--format=%ct"]),
+      },
+      stdio: ["ignore", 2, 2],
+    });
+    // npm pack's tarball is llsd-hook-<version>.tgz already.
+    const name = `llsd-hook-chart-${version}.tgz`;
+    copyFileSync(join(stage, `llsd-hook-${version}.tgz`), join(out, name));
+    return name;
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -239,7 +272,13 @@ writeFileSync(
   join(out, "install.yaml"),
   releaseInstallYaml(installYaml, version, imageOf(version)),
 );
-const files = ["release-notes.md", "install.yaml", npmPackage(out), sbom(out, version)];
+const files = [
+  "release-notes.md",
+  "install.yaml",
+  npmPackage(out),
+  chart(out, version),
+  sbom(out, version),
+];
 files.push(...image(out, version, values["no-image"], values["dry-run"]));
 writeFileSync(join(out, "SHA256SUMS"), sha256sums(out, files));
 for (const f of [...files, "SHA256SUMS"].sort()) console.log(join(out, f));

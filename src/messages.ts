@@ -352,6 +352,8 @@ export const msg = {
     `the fields ${to} has no place for take ${sizes.kib} KiB in the annotation ${key}, and with the object's other annotations (${sizes.otherKib} KiB) that passes the 256 KiB Kubernetes allows for all annotations of one object; largest: ${parts}. Read the object as ${from}, or shrink those fields`,
   convertStaleRestore: (count: number, key: string) =>
     `${count} field(s) kept in the annotation ${key} were not restored, because the object changed there since they were kept; the newer values are used`,
+  convertTooManyObjects: (count: number, max: number) =>
+    `the request has ${count} objects (request.objects), more than the ${max} llsd-hook converts in one review; the API server sends one object, or one page of a list: list llamastack.io/v1alpha1 in pages (kubectl's --chunk-size, 500 by default; limit in the API)`,
   convertReviewInvalid: (why: string) =>
     `the request ${why}; the API server sends apiextensions.k8s.io/v1 ConversionReview requests with request.uid, request.desiredAPIVersion and request.objects`,
   convertObjectFailed: (index: number, name: string, from: string, to: string, problems: string) =>

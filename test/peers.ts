@@ -4,6 +4,8 @@ import { join } from "node:path";
 
 export interface Peers {
   k8sBinDir: string;
+  /** helm 4, built by test/helm/build.sh. */
+  helm?: string;
   llamaStackVenvs: Record<string, string>;
   /** The real node (test/node/build.sh, image.sh): binaries, the pause image, server images by release. */
   node?: { binDir: string; pauseImage: string; images: Record<string, string> };

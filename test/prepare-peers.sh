@@ -4,6 +4,7 @@
 #   - kube-apiserver, kube-controller-manager, etcd and kubectl built from
 #     source through the Go module proxy (test/k8s/build.sh; cold: ~25 min on 2 cores)
 #   - argocd-health, Argo CD's Lua health-check runner (test/argocd/build.sh; seconds)
+#   - helm 4 from the module proxy (test/helm/build.sh; cold: ~6 CPU-minutes)
 #   - Prometheus's promtool and server, and a PromQL parser of its module
 #     (test/prometheus/build.sh; cold: about 8 CPU-minutes, in the background)
 #   - the third-party CRDs the HTTPS overlay uses (scripts/third-party-crds.sh; seconds)
@@ -48,6 +49,9 @@ IMAGE_LOG="$CACHE/hook-image-build.log"
 echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
 "$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
 IMAGE_PID=$!
+HELM_LOG="$CACHE/helm-build.log"
+"$ROOT/test/helm/build.sh" > "$CACHE/helm-bin" 2> "$HELM_LOG" &
+HELM_PID=$!
 
 # The releases whose server image the node tests run (test/node/README.md).
 NODE_RELEASES="1.5.0 1.4.1"
@@ -83,6 +87,13 @@ if ! wait "$IMAGE_PID"; then
   echo "[peers] the hook's image build failed; see $IMAGE_LOG" >&2
   exit 1
 fi
+if ! wait "$HELM_PID"; then
+  tail -n 30 "$HELM_LOG" >&2
+  echo "[peers] the helm build failed; see $HELM_LOG" >&2
+  exit 1
+fi
+HELM=$(tail -n1 "$CACHE/helm-bin")
+echo "[peers] helm: $HELM ($(grep -m1 '^\[helm-build\] done' "$HELM_LOG" || echo cached))"
 HOOK_IMAGE=$(tail -n1 "$CACHE/hook-image")
 HOOK_IMAGE_BASE=$("$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
 echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAGE_LOG" || echo cached))"
@@ -90,6 +101,7 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
   echo "{"
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
+  echo "  \"helm\": \"$HELM\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"prometheusDir\": \"$PROMETHEUS_DIR\","
   echo "  \"node\": {\"binDir\": \"$NODE_DIR\", \"pauseImage\": \"$NODE_DIR/pause.tar\", \"images\": {$(IFS=,; echo "${IMAGES[*]}")}},"

@@ -3,11 +3,12 @@
 // version's CHANGELOG section, the release's install.yaml, the SBOM's hashes,
 // the checksum file, and the files the npm tarball is made of (what git
 // tracks). test/unit/install/release.test.ts holds them.
+// The Helm chart's version and appVersion are the version too (npm run chart).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 
 /** The image the manifests name, without its tag (manifests/hook/deployment.yaml). */
 const IMAGE_REPOSITORY = "ghcr.io/llsd-hook/llsd-hook";
@@ -31,7 +32,12 @@ export function packedSources(root: string): string[] {
     files?: string[];
   };
   const entries = (files ?? []).filter((f) => !f.startsWith("!"));
-  const listed = execFileSync("git", ["ls-files", "-z", "--", ...entries, ...ALWAYS_PACKED], {
+  return trackedFiles(root, [...entries, ...ALWAYS_PACKED]);
+}
+
+/** The files git tracks under `paths` (files or folders), sorted: what a release packs of them. */
+export function trackedFiles(root: string, paths: string[]): string[] {
+  const listed = execFileSync("git", ["ls-files", "-z", "--", ...paths], {
     cwd: root,
     encoding: "utf8",
   });
@@ -40,6 +46,9 @@ export function packedSources(root: string): string[] {
     .filter((f) => f !== "")
     .sort();
 }
+
+/** The Helm chart's metadata, which npm run chart writes from package.json. */
+const CHART_YAML = "charts/llsd-hook/Chart.yaml";
 
 export function packageVersionOf(root: string): string {
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -70,6 +79,10 @@ export function versionNameProblems(root: string, version: string): string[] {
         `${file} names ${images.join(", ") || "no hook image"}, not ${imageOf(version)}: set the tag to package.json's version${file.endsWith("install.yaml") ? " (npm run install-yaml)" : ""}`,
       );
   }
+  const chart = parse(readFileSync(join(root, CHART_YAML), "utf8")) as Record<string, unknown>;
+  for (const key of ["version", "appVersion"])
+    if (chart[key] !== version)
+      problems.push(`${CHART_YAML}'s ${key} is ${String(chart[key])}, not ${version}: run npm run chart`);
   try {
     changelogSection(readFileSync(join(root, "CHANGELOG.md"), "utf8"), version);
   } catch (err) {

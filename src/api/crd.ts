@@ -192,8 +192,12 @@ export function customResourceDefinition(): JsonSchema {
   };
 }
 
-/** The service the API server calls for conversions (manifests/hook/service.yaml). */
-const CONVERT_SERVICE = { namespace: "llsd-hook", name: "llsd-hook", port: 8080, path: "/convert" };
+/**
+ * The service the API server calls for conversions: its api-server port
+ * (manifests/hook/service.yaml), the port of the API server's endpoints
+ * (src/server/classes.ts API_SERVER_CLASS), not the hook's.
+ */
+const CONVERT_SERVICE = { namespace: "llsd-hook", name: "llsd-hook", port: 9443, path: "/convert" };
 /** cert-manager's Certificate whose CA the CRD's caBundle takes (examples/https). */
 const SERVING_CERTIFICATE = "llsd-hook/llsd-hook-tls";
 

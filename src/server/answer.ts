@@ -5,22 +5,7 @@ import type { Phase } from "../api/status.js";
 import { failureStatus } from "../api/admission.js";
 import { conversionFailure } from "../convert/failure.js";
 
-/** The routes Metacontroller calls: the bearer token when one is set, a tenant per namespace. */
-export const HOOK_ROUTES = ["sync", "customize"] as const;
-
-/**
- * The routes the API server calls, declared once: without a token (it sends
- * none to a webhook), for any namespace, all one tenant (CONVERT_TENANT). The
- * class of endpoints the API server calls (issue 34: a port, a budget and a
- * worker share of their own) takes them together.
- */
-export const API_SERVER_ROUTES = ["convert", "validate"] as const;
-
-export type Route = (typeof HOOK_ROUTES)[number] | (typeof API_SERVER_ROUTES)[number];
-
-/** Whether the API server calls `route` (see API_SERVER_ROUTES). */
-export const fromApiServer = (route: Route): boolean =>
-  (API_SERVER_ROUTES as readonly Route[]).includes(route);
+export type Route = "sync" | "customize" | "convert" | "validate";
 
 /**
  * Why the pool answered a request 503 without running it: it waited too long
@@ -29,7 +14,7 @@ export const fromApiServer = (route: Route): boolean =>
  */
 export type RefusalReason = "queue" | "repeat" | "share";
 
-/** The tenant of every request on API_SERVER_ROUTES. */
+/** The tenant of every request of the API server's class (./classes.ts). */
 export const CONVERT_TENANT = "/convert";
 
 /** One request as the main thread hands it over. */

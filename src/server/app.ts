@@ -1,5 +1,7 @@
-// The HTTP edge: express routes around the pure core. Receives request bodies
-// (within the body budget and limit), passes them with the clock to the worker
+// The HTTP edge: express routes around the pure core, one app per class of
+// endpoints (./classes.ts: the hook's, the API server's; each on its port).
+// Receives request bodies (charged to the class's body budget as they
+// arrive, within the limit), passes them with the clock to the worker
 // pool (./pool/), which reads, checks and answers them off this thread (400
 // with the JSON path of the problem), logs one structured line per request
 // (never a body), and never returns a stack. A steady parent's repeated request
@@ -14,16 +16,9 @@ import { own } from "../lib/json.js";
 import { isoSeconds } from "../edge/clock.js";
 import { serverMsg } from "../server-messages.js";
 import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
-import { BODY_BUDGET_BYTES, bodyBudget } from "./body-budget.js";
-import {
-  API_SERVER_ROUTES,
-  errorBody,
-  HOOK_ROUTES,
-  READABLE_CHARSETS,
-  type Answer,
-  type Parent,
-  type Route,
-} from "./answer.js";
+import { bodyReader, createBodyBudget, type BodyBudget, type BodyRefusal } from "./body-budget.js";
+import { ENDPOINT_CLASSES, HOOK_CLASS, type EndpointClass } from "./classes.js";
+import { errorBody, READABLE_CHARSETS, type Answer, type Parent, type Route } from "./answer.js";
 import { viewOf } from "./condition-metrics.js";
 import {
   createMetrics,
@@ -68,15 +63,20 @@ export interface AppOptions {
   cacheResponses?: boolean;
   /** The largest request body accepted (default BODY_LIMIT_BYTES). */
   bodyLimitBytes?: number;
-  /** Request-body bytes held at once across all requests (default BODY_BUDGET_BYTES); at least bodyLimitBytes. */
+  /** Request-body bytes held at once across the class's requests (default: the class's); at least bodyLimitBytes. */
   bodyBudgetBytes?: number;
   /**
-   * When set, /sync and /customize require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16).
-   * /convert and /validate never do: the API server sends no token to a webhook.
+   * When set, the class's routes require "Authorization: Bearer <token>" (Metacontroller ≥ 4.16)
+   * if the class takes one: the API server's never does, it sends no token to a webhook.
    */
   bearerToken?: string;
   /** Where the app records its metrics (default: a registry of its own); served by createMetricsApp. */
   metrics?: HookMetrics;
+  /**
+   * The endpoints this app serves (default HOOK_CLASS). One metrics registry
+   * watches the caches and the pool once: through the hook's app.
+   */
+  endpoints?: EndpointClass;
 }
 
 /** What the metrics learn of one request, kept in res.locals until it finishes. */
@@ -90,26 +90,30 @@ function measured(res: Response): Measured {
   return (res.locals["metrics"] ??= {}) as Measured;
 }
 
-/** Each route by its path: POST /sync is "sync". */
-const ROUTES: Readonly<Record<string, Route>> = Object.fromEntries(
-  [...HOOK_ROUTES, ...API_SERVER_ROUTES].map((route) => [`/${route}`, route]),
-);
+/** Every route of every class, by path: the shape of a request's error. */
+const ROUTES: Readonly<Record<string, Route>> = Object.assign(
+  {},
+  ...ENDPOINT_CLASSES.map((c) => c.routes),
+) as Record<string, Route>;
 
-const routeOf = (req: Request): Route | undefined =>
-  req.method === "POST" ? own(ROUTES, req.path) : undefined;
+const routeOf = (req: Request, routes: Readonly<Record<string, Route>>): Route | undefined =>
+  req.method === "POST" ? own(routes, req.path) : undefined;
 
-/** Records a finished request on a route; other paths are not measured. */
-function record(metrics: HookMetrics, req: Request, res: Response, seconds: number): void {
-  const route = routeOf(req);
+/** Records a finished request of the class's routes; other paths are not measured. */
+function record(
+  metrics: HookMetrics,
+  routes: Readonly<Record<string, Route>>,
+  req: Request,
+  res: Response,
+  seconds: number,
+): void {
+  const route = routeOf(req, routes);
   if (route === undefined) return;
   const m = measured(res);
   metrics.observeRequest(route, seconds, m.cached === true);
   if (route === "sync")
     metrics.countSync(m.outcome ?? outcomeOfStatusCode(res.statusCode), m.parent);
 }
-
-/** Error codes of Node's zlib (Z_DATA_ERROR, …) and brotli decoders (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
-const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
 
 /** A 200 with JSON already serialized, with the headers res.json gives. */
 function sendJson(res: Response, status: number, body: Buffer): void {
@@ -119,12 +123,16 @@ function sendJson(res: Response, status: number, body: Buffer): void {
 type Handler = (req: Request, res: Response, next: NextFunction) => void;
 
 /** One structured log line per request (never a body), and its metrics. */
-function logRequests(logger: Logger, metrics: HookMetrics): Handler {
+function logRequests(
+  logger: Logger,
+  metrics: HookMetrics,
+  routes: Readonly<Record<string, Route>>,
+): Handler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      record(metrics, req, res, ms / 1e3);
+      record(metrics, routes, req, res, ms / 1e3);
       const fields = {
         method: req.method,
         path: req.path,
@@ -180,22 +188,32 @@ function authorizer(token: string | undefined): Handler {
 }
 
 /**
- * The body reader: bytes only, decoded from their Content-Encoding, never
- * parsed here. Each body's key (the sha256 of its bytes and charset) is made
- * as it is read: it finds a whole cached answer, and joins equal requests in the pool.
+ * The body reader (./body-budget.ts): bytes only, decoded from their
+ * Content-Encoding, never parsed here. Each body's key (the sha256 of its
+ * bytes and charset) finds a whole cached answer, and joins equal requests in the pool.
  */
-function bodyReader(bodyLimit: number, metrics: HookMetrics) {
+function readBodies(
+  limit: number,
+  budget: BodyBudget,
+  metrics: HookMetrics,
+  routes: Readonly<Record<string, Route>>,
+) {
   const requestKeys = new WeakMap<IncomingMessage, string>();
-  const raw = express.raw({
-    type: "application/json",
-    limit: bodyLimit,
-    verify: (req, _res, body) => {
-      const path = (req.url ?? "").split("?")[0] ?? "";
-      metrics.observeBody(own(ROUTES, path) ?? "customize", body.length);
-      requestKeys.set(req, requestKey(body, charsetOf(req as Request)));
+  const read = bodyReader({
+    budget,
+    limit,
+    read: (req, body) => {
+      metrics.observeBody(own(routes, req.path) ?? "customize", body.length);
+      requestKeys.set(req, requestKey(body, charsetOf(req)));
+    },
+    refuse: (req, res, refusal: BodyRefusal) => {
+      if (refusal.budget === true) metrics.countBudgetRefusal(routeOf(req, routes) ?? "other");
+      // No Retry-After to the API server's admission call (see sendAnswer).
+      if (own(routes, req.path) === "validate") res.removeHeader("retry-after");
+      res.status(refusal.status).json(errorBodyOf(req, refusal.status, refusal.error));
     },
   });
-  return { raw, requestKeys };
+  return { read, requestKeys };
 }
 
 interface PoolDeps {
@@ -303,43 +321,25 @@ function poolHandler(route: Route, deps: PoolDeps): Handler {
 }
 
 interface ErrorShape {
-  type?: string;
-  code?: string;
   status?: number;
   message?: string;
   stack?: string;
 }
 
-/** The HTTP status and fixed text for a body-reading or client error; undefined for a server error. */
-function clientError(
-  e: ErrorShape,
-  bodyLimit: number,
-): { status: number; error: string } | undefined {
-  if (e.type === "entity.too.large")
-    return { status: 413, error: serverMsg.bodyTooLarge(bodyLimit) };
-  const known =
-    own(serverMsg.bodyErrors, e.type ?? "") ??
-    (DECOMPRESSION_ERROR.test(e.code ?? "") ? serverMsg.undecodable : undefined);
-  if (known !== undefined)
-    return { status: typeof e.status === "number" ? e.status : 400, error: known };
-  if (typeof e.status === "number" && e.status >= 400 && e.status < 500)
-    return { status: e.status, error: serverMsg.badRequest };
-  return undefined;
-}
-
 /**
- * Body-reader and handler errors. A reader's message can quote the body, which may
- * hold Secret data, so only a fixed text goes out.
+ * Handler errors (the body reader answers its own). An error's message can quote
+ * the request, so only a fixed text goes out: "bad request" for a client's error.
  * /convert answers each as a Failure ConversionReview, the shape the API server reads.
  */
-function handleErrors(logger: Logger, bodyLimit: number) {
+function handleErrors(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     void _next;
     const e = err as ErrorShape;
-    const known = clientError(e, bodyLimit);
-    if (known === undefined)
-      logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
-    const { status, error } = known ?? { status: 500, error: serverMsg.internalError };
+    const client = typeof e.status === "number" && e.status >= 400 && e.status < 500;
+    if (!client) logger.error({ err: { message: e.message, stack: e.stack } }, "internal error");
+    const { status, error } = client
+      ? { status: e.status ?? 400, error: serverMsg.badRequest }
+      : { status: 500, error: serverMsg.internalError };
     res.status(status).json(errorBodyOf(req, status, error));
   };
 }
@@ -360,25 +360,29 @@ function watch(metrics: HookMetrics, pool: Pool, cache: ByteCache, cacheBytes: n
 
 export function createApp(options: AppOptions): express.Express {
   const { catalog, logger, pool } = options;
+  const endpoints = options.endpoints ?? HOOK_CLASS;
+  const { routes } = endpoints;
   const cacheBytes = options.cacheBytes ?? CACHE_BYTES;
-  const cache = byteCache(cacheBytes - generationCacheBytes(cacheBytes));
   const metrics = options.metrics ?? createMetrics();
   const bodyLimit = options.bodyLimitBytes ?? BODY_LIMIT_BYTES;
-  const budgetBytes = options.bodyBudgetBytes ?? BODY_BUDGET_BYTES;
-  if (budgetBytes < bodyLimit) throw new Error(serverMsg.budgetBelowLimit(budgetBytes, bodyLimit));
-  watch(metrics, pool, cache, cacheBytes);
-  const reader = bodyReader(bodyLimit, metrics);
-  const authorize = authorizer(options.bearerToken);
+  const budgetBytes = options.bodyBudgetBytes ?? endpoints.defaultBudgetBytes;
+  if (budgetBytes < bodyLimit)
+    throw new Error(serverMsg.budgetBelowLimit(endpoints.budgetVariable, budgetBytes, bodyLimit));
+  const hook = endpoints.name === "hook";
+  // Whole responses are /sync's: the hook's app holds them, and reports the caches and the pool.
+  const cache = hook ? byteCache(cacheBytes - generationCacheBytes(cacheBytes)) : undefined;
+  if (cache !== undefined) watch(metrics, pool, cache, cacheBytes);
+  const reader = readBodies(
+    bodyLimit,
+    createBodyBudget(budgetBytes, endpoints.budgetVariable),
+    metrics,
+    routes,
+  );
+  const authorize = authorizer(endpoints.token ? options.bearerToken : undefined);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use(logRequests(logger, metrics));
-  app.use(
-    bodyBudget(budgetBytes, bodyLimit, (req, res, error) => {
-      metrics.countBudgetRefusal(routeOf(req) ?? "other");
-      res.status(503).json(errorBodyOf(req, 503, error));
-    }),
-  );
+  app.use(logRequests(logger, metrics, routes));
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -391,18 +395,16 @@ export function createApp(options: AppOptions): express.Express {
     metrics,
     logger,
     responses:
-      options.cacheResponses === false ? undefined : cache.tier<CachedResponse>("response"),
+      cache === undefined || options.cacheResponses === false
+        ? undefined
+        : cache.tier<CachedResponse>("response"),
     requestKeys: reader.requestKeys,
   };
-  const read = [requireJson, requireCharset, reader.raw];
-  for (const route of HOOK_ROUTES)
-    app.post(`/${route}`, authorize, ...read, poolHandler(route, deps));
-  // No authorize: the API server sends no token to a conversion or admission webhook
-  // (docs/operations/v1alpha1.md, docs/operations/admission.md).
-  for (const route of API_SERVER_ROUTES) app.post(`/${route}`, ...read, poolHandler(route, deps));
+  for (const [path, route] of Object.entries(routes))
+    app.post(path, authorize, requireJson, requireCharset, reader.read, poolHandler(route, deps));
   app.use((_req, res) => {
-    res.status(404).json({ error: serverMsg.notFound });
+    res.status(404).json({ error: serverMsg.notFound(Object.keys(routes)) });
   });
-  app.use(handleErrors(logger, bodyLimit));
+  app.use(handleErrors(logger));
   return app;
 }

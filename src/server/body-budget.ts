@@ -1,63 +1,207 @@
-// One budget of request-body bytes for the whole process, across every
-// endpoint (/convert included, which needs no token): a request reserves what
-// its body may take before a byte of it is read, and gives it back when its
-// response is done or its connection closes. A request that does not fit is
-// answered 503 at once and its connection closed, so stalled uploads hold at
-// most the budget, however many connections there are (docs/adr/0010-request-body-limits.md).
+// Request bodies, read on the main thread as bytes (never parsed here) and
+// charged to a budget as they arrive (docs/adr/0010-request-body-limits.md,
+// docs/adr/0018-endpoint-classes.md). Each class of endpoints (./classes.ts)
+// has a budget of its own, so callers of one class can never hold the bytes
+// of another. A request holds only the bytes it has sent: one that declares
+// 4 MiB and sends nothing holds nothing. What is refused, and when:
+//   - a declared Content-Length over the limit: 413 at once, unread;
+//   - a body past the limit as it is decoded: 413;
+//   - a chunk that does not fit in the budget: 503 with Retry-After: 1;
+//   - a body that makes no progress (less than PROGRESS_FLOOR_BYTES in a
+//     PROGRESS_WINDOW_MS, unless the rest of it is smaller): 408.
+// Each closes the connection, so an unread body is never drained, and gives
+// back what the request held; the rest give it back when the response is
+// done or the connection closes.
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type { Transform } from "node:stream";
 import type { NextFunction, Request, Response } from "express";
 import { serverMsg } from "../server-messages.js";
 
-/** Bytes of request bodies the process holds at once by default (BODY_BUDGET_MIB, README "Operations"). */
-export const BODY_BUDGET_BYTES = 16 * 1024 * 1024;
+/** How often a body's progress is checked, ms. */
+export const PROGRESS_WINDOW_MS = 2000;
+/**
+ * The least a body must send in each window (or all that is left of it): a
+ * client sends its whole body at once, so 8 KiB/s only cuts a stalled upload.
+ */
+export const PROGRESS_FLOOR_BYTES = 16 * 1024;
 
+/** Bytes held across the requests of one class. */
 export interface BodyBudget {
-  (req: Request, res: Response, next: NextFunction): void;
-  /** Bytes reserved now (for tests and metrics). */
+  readonly bytes: number;
+  /** Its setting, named in a refusal (BODY_BUDGET_MIB, API_SERVER_BODY_BUDGET_MIB). */
+  readonly variable: string;
+  /** Takes `n` bytes; false (and nothing taken) when they do not fit. */
+  take(n: number): boolean;
+  give(n: number): void;
+  /** Bytes held now (for tests and metrics). */
   held(): number;
 }
 
+export function createBodyBudget(bytes: number, variable: string): BodyBudget {
+  let held = 0;
+  return {
+    bytes,
+    variable,
+    take(n) {
+      if (held + n > bytes) return false;
+      held += n;
+      return true;
+    },
+    give(n) {
+      held -= n;
+    },
+    held: () => held,
+  };
+}
+
+/** Why a body was not read: the status and a fixed text (never a byte of the body). */
+export interface BodyRefusal {
+  status: number;
+  error: string;
+  /** The budget was full (counted by route in llsd_hook_body_budget_refusals_total). */
+  budget?: boolean;
+}
+
+export interface BodyReaderOptions {
+  budget: BodyBudget;
+  /** The largest body accepted, decoded. */
+  limit: number;
+  /** Called with each whole body before the next handler (its key, its size for the metrics). */
+  read: (req: Request, body: Buffer) => void;
+  /** Writes a refusal in the endpoint's shape (a ConversionReview for /convert); the connection closes after it. */
+  refuse: (req: Request, res: Response, refusal: BodyRefusal) => void;
+}
+
+/** The decoder for a Content-Encoding; null for none; undefined when it is not one we read. */
+function decoderOf(encoding: string): Transform | null | undefined {
+  if (encoding === "identity") return null;
+  if (encoding === "gzip") return createGunzip();
+  if (encoding === "deflate") return createInflate();
+  if (encoding === "br") return createBrotliDecompress();
+  return undefined;
+}
+
+/** Error codes of Node's zlib (Z_DATA_ERROR, …) and brotli decoders (ERR__ERROR_FORMAT_…, ERR_BROTLI_…). */
+const DECOMPRESSION_ERROR = /^(?:Z_|ERR__ERROR_|ERR_BROTLI)/;
+
+const TOO_SLOW: BodyRefusal = {
+  status: 408,
+  error: serverMsg.bodyTooSlow(PROGRESS_FLOOR_BYTES, PROGRESS_WINDOW_MS),
+};
+
 /**
- * What a body may take: its Content-Length when it is sent as is, else (a
- * compressed or chunked body) the most the parser reads, `perRequest`.
+ * A watch on a body's progress: refuses it when less than the floor (or all
+ * that is left of it) arrived in a window. `count` each byte sent; `stop` at the end.
  */
-function reservation(req: Request, perRequest: number): number {
-  const declared = req.headers["content-length"];
-  const chunked = req.headers["transfer-encoding"] !== undefined;
-  if (declared === undefined && !chunked) return 0;
-  const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
-  const length = Number(declared);
-  if (encoding !== "identity" || chunked || !Number.isSafeInteger(length) || length < 0)
-    return perRequest;
-  return Math.min(length, perRequest);
+function watchProgress(length: number | undefined, cut: () => void) {
+  let sent = 0;
+  let sentAtCheck = 0;
+  const check = (): void => {
+    const rest = length === undefined ? PROGRESS_FLOOR_BYTES : length - sent;
+    if (sent - sentAtCheck < Math.min(PROGRESS_FLOOR_BYTES, rest)) return cut();
+    sentAtCheck = sent;
+    timer = setTimeout(check, PROGRESS_WINDOW_MS);
+  };
+  let timer = setTimeout(check, PROGRESS_WINDOW_MS);
+  return {
+    count: (n: number) => {
+      sent += n;
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
+/** One body being read: what it holds of the budget, until it is refused or its response is done. */
+function reading(budget: BodyBudget, limit: number, refuse: (refusal: BodyRefusal) => void) {
+  const chunks: Buffer[] = [];
+  let held = 0;
+  let ended = false;
+  return {
+    get ended() {
+      return ended;
+    },
+    /** Gives back what it holds (idempotent). */
+    end(): void {
+      if (ended) return;
+      ended = true;
+      budget.give(held);
+      held = 0;
+    },
+    keep(chunk: Buffer): void {
+      if (ended) return;
+      if (held + chunk.length > limit)
+        return refuse({ status: 413, error: serverMsg.bodyTooLarge(limit) });
+      if (!budget.take(chunk.length))
+        return refuse({
+          status: 503,
+          error: serverMsg.budgetFull(budget.bytes, budget.variable),
+          budget: true,
+        });
+      held += chunk.length;
+      chunks.push(chunk);
+    },
+    body: (): Buffer => Buffer.concat(chunks, held),
+  };
 }
 
 /**
- * The middleware, with `refuse` writing the 503 in the endpoint's own shape
- * (a ConversionReview for /convert).
+ * The body reader: sets req.body to the body's decoded bytes (a Buffer), or
+ * leaves it unset when the request has none. Express middleware.
  */
-export function bodyBudget(
-  budget: number,
-  perRequest: number,
-  refuse: (req: Request, res: Response, message: string) => void,
-): BodyBudget {
-  let held = 0;
-  const middleware = (req: Request, res: Response, next: NextFunction): void => {
-    const bytes = reservation(req, perRequest);
-    if (bytes === 0) return next();
-    if (held + bytes > budget) {
-      // Not read: the connection closes after the answer instead of draining the body.
-      res.set({ "retry-after": "1", connection: "close" });
-      refuse(req, res, serverMsg.budgetFull(budget));
-      return;
-    }
-    held += bytes;
-    let done = false;
-    res.on("close", () => {
-      if (done) return;
-      done = true;
-      held -= bytes;
+export function bodyReader(options: BodyReaderOptions) {
+  const { budget, limit } = options;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const declared = req.headers["content-length"];
+    if (declared === undefined && req.headers["transfer-encoding"] === undefined) return next();
+    const length = declared === undefined ? undefined : Number(declared);
+    const decoder = decoderOf((req.headers["content-encoding"] ?? "identity").trim().toLowerCase());
+    // Not read: the connection closes after the answer instead of draining the body.
+    const answer = (refusal: BodyRefusal): void => {
+      res.set("connection", "close");
+      if (refusal.budget === true) res.set("retry-after", "1");
+      options.refuse(req, res, refusal);
+    };
+    if (decoder === undefined) return answer({ status: 415, error: serverMsg.unsupportedEncoding });
+    // Sent as is and declared too large: refused before a byte of it is read.
+    if (decoder === null && length !== undefined && length > limit)
+      return answer({ status: 413, error: serverMsg.bodyTooLarge(limit) });
+    const refuse = (refusal: BodyRefusal): void => {
+      if (body.ended) return;
+      body.end();
+      progress.stop();
+      req.unpipe();
+      decoder?.destroy();
+      answer(refusal);
+    };
+    const body = reading(budget, limit, refuse);
+    const progress = watchProgress(length, () => refuse(TOO_SLOW));
+    const { count, stop } = progress;
+    // The response done, or the connection closed (a client gone mid-body too).
+    res.once("close", () => {
+      stop();
+      body.end();
     });
-    next();
+    const done = (): void => {
+      if (body.ended) return;
+      stop();
+      const bytes = body.body();
+      options.read(req, bytes);
+      req.body = bytes;
+      next();
+    };
+    req.on("data", (chunk: Buffer) => count(chunk.length));
+    const source = decoder ?? req;
+    source.on("data", body.keep);
+    source.once("end", done);
+    if (decoder === null) return;
+    decoder.once("error", (err: NodeJS.ErrnoException) =>
+      refuse({
+        status: 400,
+        error: DECOMPRESSION_ERROR.test(err.code ?? "")
+          ? serverMsg.undecodable
+          : serverMsg.badRequest,
+      }),
+    );
+    req.pipe(decoder);
   };
-  return Object.assign(middleware, { held: () => held });
 }

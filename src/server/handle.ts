@@ -22,13 +22,13 @@ import { dependsOnNow } from "./responses.js";
 import {
   CONVERT_TENANT,
   errorAnswer,
-  fromApiServer,
   json,
   type Answer,
   type Job,
   type Parent,
   type Route,
 } from "./answer.js";
+import { fromApiServer } from "./classes.js";
 import type { z } from "zod";
 
 /** What reading a request learned: its value, or the answer already given. */

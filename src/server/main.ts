@@ -9,7 +9,8 @@ import https from "node:https";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { serverMsg } from "../server-messages.js";
-import { createApp, generationCacheBytes } from "./app.js";
+import { createApp, generationCacheBytes, type AppOptions } from "./app.js";
+import { API_SERVER_CLASS, HOOK_CLASS } from "./classes.js";
 import { gracefulShutdown } from "./shutdown.js";
 import { createPool } from "./pool/index.js";
 import { settingsFromEnv, type Settings } from "./settings.js";
@@ -74,13 +75,62 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
   return server;
 }
 
-/** The hook's port: HTTPS when a certificate is set, else plain HTTP. */
-function hookServer(app: http.RequestListener, settings: Settings): http.Server {
+/** A class's port: HTTPS when a certificate is set, else plain HTTP. */
+function classServer(app: http.RequestListener, settings: Settings): http.Server {
   const { tls } = settings;
   if (tls !== undefined) return tlsServer(app, tls.certFile, tls.keyFile);
   // A request that has not arrived by these limits is a stalled client,
   // whose buffered body would otherwise be held for Node's default of 300 s.
   return http.createServer(timeoutOptions(), app);
+}
+
+/** A port to open: its server and what its start line says. */
+interface ClassPort {
+  server: http.Server;
+  port: number;
+  variable: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+/** The hook's port and the API server's (docs/adr/0018-endpoint-classes.md), each with its app. */
+function classPorts(
+  settings: Settings,
+  shared: Pick<AppOptions, "pool" | "metrics" | "catalog" | "logger">,
+  token: string | undefined,
+): ClassPort[] {
+  const common = {
+    ...shared,
+    bodyLimitBytes: settings.bodyLimitBytes,
+    ...(token === undefined ? {} : { bearerToken: token }),
+  };
+  const hook = createApp({
+    ...common,
+    bodyBudgetBytes: settings.bodyBudgetBytes,
+    cacheBytes: settings.cacheBytes,
+  });
+  const apiServer = createApp({
+    ...common,
+    endpoints: API_SERVER_CLASS,
+    bodyBudgetBytes: settings.apiServerBodyBudgetBytes,
+  });
+  const tls = settings.tls !== undefined;
+  return [
+    {
+      server: classServer(hook, settings),
+      port: settings.port,
+      variable: HOOK_CLASS.portVariable,
+      message: "llsd-hook listening",
+      fields: { tls, auth: token !== undefined, releases: shared.catalog.releases },
+    },
+    {
+      server: classServer(apiServer, settings),
+      port: settings.apiServerPort,
+      variable: API_SERVER_CLASS.portVariable,
+      message: "llsd-hook listening for the API server",
+      fields: { tls, routes: Object.keys(API_SERVER_CLASS.routes) },
+    },
+  ];
 }
 
 async function main(): Promise<void> {
@@ -115,32 +165,22 @@ async function main(): Promise<void> {
       ? {}
       : { allowedPodFields: settings.allowedPodFields }),
   });
-  const app = createApp({
-    pool,
-    metrics,
-    catalog,
-    logger,
-    bodyLimitBytes: settings.bodyLimitBytes,
-    bodyBudgetBytes: settings.bodyBudgetBytes,
-    cacheBytes: settings.cacheBytes,
-    ...(token === undefined ? {} : { bearerToken: token }),
-  });
-  const server = hookServer(app, settings);
-  // The workers start before the port opens: one that cannot start stops the hook here.
+  const ports = classPorts(settings, { pool, metrics, catalog, logger }, token);
+  // The workers start before the ports open: one that cannot start stops the hook here.
   await pool.ready();
   const metricsServer = serveMetrics(metrics, settings.metricsPort);
-  listen(server, settings.port, "PORT", "llsd-hook listening", {
-    tls: settings.tls !== undefined,
-    auth: token !== undefined,
-    releases: catalog.releases,
-  });
-  const stop = gracefulShutdown(server, [metricsServer], {
-    delayMs: settings.shutdownDelayMs,
-    // Metacontroller gives up on a hook request after 10 s (its default timeout).
-    forceAfterMs: 10_000,
-    logger,
-    exit: (code) => process.exit(code),
-  });
+  for (const p of ports) listen(p.server, p.port, p.variable, p.message, p.fields);
+  const stop = gracefulShutdown(
+    ports.map((p) => p.server),
+    [metricsServer],
+    {
+      delayMs: settings.shutdownDelayMs,
+      // Metacontroller gives up on a hook request after 10 s (its default timeout).
+      forceAfterMs: 10_000,
+      logger,
+      exit: (code) => process.exit(code),
+    },
+  );
   process.on("SIGTERM", () => stop("SIGTERM"));
   // Interactive: no delay.
   process.on("SIGINT", () => stop("SIGINT", 0));

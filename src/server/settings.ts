@@ -2,14 +2,16 @@
 // place (src/server/main.ts passes process.env; docs/operations/hook-server.md
 // lists them). A value out of range stops the hook at start with a line naming
 // the variable and what it takes.
-//   PORT                   listen port (8080)
+//   PORT                   the hook's port: /sync, /customize (8080)
+//   API_SERVER_PORT        the API server's port: /convert (9443); docs/adr/0018-endpoint-classes.md
 //   CONFIGS_DIR            the catalog (default: configs/ beside the code)
 //   IMAGE_OVERRIDES_FILE   YAML of distribution name (or name:release) → image (read by src/edge/load-catalog.ts)
 //   TLS_CERT_FILE, TLS_KEY_FILE   serve HTTPS with this certificate (reloaded when the files change)
 //   HOOK_TOKEN_FILE        require "Authorization: Bearer <token>" on /sync and /customize
 //   LOG_LEVEL              pino level (info; read first, for the line that reports a bad setting)
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
-//   BODY_BUDGET_MIB        request-body bytes held at once across all requests (16); docs/adr/0010-request-body-limits.md
+//   BODY_BUDGET_MIB        request-body bytes held at once across the hook's requests (16); docs/adr/0010-request-body-limits.md
+//   API_SERVER_BODY_BUDGET_MIB  the same across the API server's requests (4)
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SHUTDOWN_DELAY_SECONDS how long to keep serving after SIGTERM, closing each connection after
 //                          its answer (5); see docs/operations/hook-server.md "Shutdown"
@@ -29,7 +31,7 @@
 import { parseAllowedPodFields } from "../api/pod-security.js";
 import { serverMsg } from "../server-messages.js";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "./app.js";
-import { BODY_BUDGET_BYTES } from "./body-budget.js";
+import { API_SERVER_CLASS, HOOK_CLASS } from "./classes.js";
 import { DEFAULT_PARENTS_MAX } from "./condition-metrics.js";
 import { DEFAULT_POOL_LIMITS, POOL_SETTINGS, type PoolLimits } from "./pool/limits.js";
 
@@ -37,12 +39,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export interface Settings {
   port: number;
+  apiServerPort: number;
   metricsPort: number;
   configsDir?: string;
   tls?: { certFile: string; keyFile: string };
   tokenFile?: string;
   bodyLimitBytes: number;
   bodyBudgetBytes: number;
+  apiServerBodyBudgetBytes: number;
   cacheBytes: number;
   shutdownDelayMs: number;
   pool: PoolLimits;
@@ -131,9 +135,13 @@ function tlsOf(env: Env): Settings["tls"] {
 
 /** The server's settings; throws a message naming the variable when one is out of range. */
 export function settingsFromEnv(env: Env): Settings {
-  const port = Number(env["PORT"] ?? "8080");
+  const port = Number(env["PORT"] ?? String(HOOK_CLASS.defaultPort));
+  const apiServerPort = Number(env["API_SERVER_PORT"] || String(API_SERVER_CLASS.defaultPort));
   const metricsPort = Number(env["METRICS_PORT"] || "9464");
-  if (metricsPort === port) throw new Error(serverMsg.samePorts(port));
+  if (metricsPort === port) throw new Error(serverMsg.samePorts("METRICS_PORT", "PORT", port));
+  if (apiServerPort === port) throw new Error(serverMsg.samePorts("API_SERVER_PORT", "PORT", port));
+  if (apiServerPort === metricsPort)
+    throw new Error(serverMsg.samePorts("API_SERVER_PORT", "METRICS_PORT", metricsPort));
   const configsDir = env["CONFIGS_DIR"];
   const tls = tlsOf(env);
   const tokenFile = text(env, "HOOK_TOKEN_FILE");
@@ -142,12 +150,18 @@ export function settingsFromEnv(env: Env): Settings {
   const allowedPodFields = allowedPodFieldsOf(env);
   return {
     port,
+    apiServerPort,
     metricsPort,
     ...(configsDir === undefined ? {} : { configsDir }),
     ...(tls === undefined ? {} : { tls }),
     ...(tokenFile === undefined ? {} : { tokenFile }),
     bodyLimitBytes: mebibytes(env, "BODY_LIMIT_MIB", BODY_LIMIT_BYTES),
-    bodyBudgetBytes: mebibytes(env, "BODY_BUDGET_MIB", BODY_BUDGET_BYTES),
+    bodyBudgetBytes: mebibytes(env, HOOK_CLASS.budgetVariable, HOOK_CLASS.defaultBudgetBytes),
+    apiServerBodyBudgetBytes: mebibytes(
+      env,
+      API_SERVER_CLASS.budgetVariable,
+      API_SERVER_CLASS.defaultBudgetBytes,
+    ),
     cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
     shutdownDelayMs: seconds(env, "SHUTDOWN_DELAY_SECONDS", 5),
     pool: poolLimitsFromEnv(env),

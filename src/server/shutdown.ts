@@ -22,11 +22,11 @@ export interface ShutdownOptions {
 }
 
 /**
- * Prepares `server` (the hook's port) and `others` (the metrics port) for a
- * graceful stop; returns what to call on a signal.
+ * Prepares `servers` (the ports of the endpoint classes) and `others` (the
+ * metrics port) for a graceful stop; returns what to call on a signal.
  */
 export function gracefulShutdown(
-  server: Server,
+  servers: readonly Server[],
   others: readonly Server[],
   options: ShutdownOptions,
 ): (signal: string, delayMs?: number) => void {
@@ -34,14 +34,15 @@ export function gracefulShutdown(
   const inProgress = new Set<ServerResponse>();
   let answered = 0;
   // Before the app's own listener, so that the header is set before any answer.
-  server.prependListener("request", (_req, res: ServerResponse) => {
-    if (since !== undefined) res.setHeader("connection", "close");
-    inProgress.add(res);
-    res.once("close", () => {
-      inProgress.delete(res);
-      if (since !== undefined) answered++;
+  for (const server of servers)
+    server.prependListener("request", (_req, res: ServerResponse) => {
+      if (since !== undefined) res.setHeader("connection", "close");
+      inProgress.add(res);
+      res.once("close", () => {
+        inProgress.delete(res);
+        if (since !== undefined) answered++;
+      });
     });
-  });
   return (signal, delayMs = options.delayMs) => {
     if (since !== undefined) return;
     const start = Date.now();
@@ -50,11 +51,15 @@ export function gracefulShutdown(
     for (const res of inProgress) if (!res.headersSent) res.setHeader("connection", "close");
     setTimeout(() => {
       for (const o of others) o.close();
-      server.close(() => {
-        options.logger.info({ ms: Date.now() - start, answered }, "stopped");
-        options.exit(0);
-      });
-      server.closeIdleConnections();
+      let open = servers.length;
+      for (const server of servers) {
+        server.close(() => {
+          if (--open > 0) return;
+          options.logger.info({ ms: Date.now() - start, answered }, "stopped");
+          options.exit(0);
+        });
+        server.closeIdleConnections();
+      }
       setTimeout(() => {
         options.logger.warn(
           { ms: Date.now() - start, answered, inProgress: inProgress.size },

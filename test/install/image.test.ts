@@ -287,6 +287,7 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
     let logFile: string;
     let port: number;
     let metricsPort: number;
+    let apiServerPort: number;
 
     before(async function () {
       const node = loadPeers().node;
@@ -303,6 +304,7 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
       mkdirSync(state, { recursive: true });
       port = await freePort();
       metricsPort = await freePort();
+      apiServerPort = await freePort();
     });
 
     /** An OCI runtime config: the image's user, environment and working directory, read-only root, no capabilities, the host's network (so loopback reaches it). */
@@ -315,7 +317,12 @@ describe("the hook's image (scripts/build-image.sh: the Dockerfile, built by bui
           terminal: false,
           user: { uid, gid },
           args,
-          env: [...(c.Env ?? []), `PORT=${port}`, `METRICS_PORT=${metricsPort}`],
+          env: [
+            ...(c.Env ?? []),
+            `PORT=${port}`,
+            `METRICS_PORT=${metricsPort}`,
+            `API_SERVER_PORT=${apiServerPort}`,
+          ],
           cwd: c.WorkingDir,
           capabilities: { bounding: [], effective: [], permitted: [] },
           noNewPrivileges: true,

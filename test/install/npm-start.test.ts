@@ -107,7 +107,12 @@ async function npmStart(
   const proc = spawn("npm", ["start"], {
     cwd: dir,
     detached: true,
-    env: { ...process.env, PORT: String(port), METRICS_PORT: String(await freePort()) },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+      API_SERVER_PORT: String(await freePort()),
+    },
   });
   let log = "";
   proc.stdout?.on("data", (b: Buffer) => (log += b.toString()));

@@ -104,6 +104,7 @@ describe("production file set (what the Dockerfile ships)", function () {
     const { proc, log } = start({
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
+      API_SERVER_PORT: String(await freePort()),
       HOOK_WORKERS: "3",
     });
     await waitFor(`http://127.0.0.1:${port}/healthz`, proc, log);
@@ -136,6 +137,7 @@ describe("production file set (what the Dockerfile ships)", function () {
       const { proc, log } = start({
         PORT: String(await freePort()),
         METRICS_PORT: String(await freePort()),
+        API_SERVER_PORT: String(await freePort()),
       });
       const [code] = (await once(proc, "exit")) as [number];
       expect(code, log()).to.equal(1);
@@ -151,6 +153,7 @@ describe("production file set (what the Dockerfile ships)", function () {
     const { proc, log } = start({
       PORT: String(await freePort()),
       METRICS_PORT: String(await freePort()),
+      API_SERVER_PORT: String(await freePort()),
       WORKER_HEAP_MIB: "8",
     });
     const [code] = (await once(proc, "exit")) as [number];
@@ -239,6 +242,7 @@ describe("production file set (what the Dockerfile ships)", function () {
     const { proc, log } = start({
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
+      API_SERVER_PORT: String(await freePort()),
       TLS_CERT_FILE: join(pki, "tls.crt"),
       TLS_KEY_FILE: join(pki, "tls.key"),
       HOOK_TOKEN_FILE: join(pki, "token"),

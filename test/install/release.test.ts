@@ -16,7 +16,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { packedSources, releaseGateProblems } from "../../scripts/release/artifacts.js";
+import {
+  packedSources,
+  releaseGateProblems,
+  trackedFiles,
+} from "../../scripts/release/artifacts.js";
 import { root } from "./tools.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -30,6 +34,7 @@ const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) a
 const version = pkg.version;
 const image = `ghcr.io/llsd-hook/llsd-hook:${version}`;
 const tgz = `llsd-hook-${version}.tgz`;
+const chartTgz = `llsd-hook-chart-${version}.tgz`;
 const sbomFile = `llsd-hook-${version}.cdx.json`;
 const archive = `llsd-hook-${version}.oci.tar`;
 const withImage = existsSync(join(root, "scripts", "build-image.sh"));
@@ -77,6 +82,7 @@ describe("npm run release -- --dry-run", function () {
       "install.yaml",
       sbomFile,
       tgz,
+      chartTgz,
       "release-notes.md",
       ...(withImage ? [archive] : []),
     ].sort();
@@ -95,6 +101,27 @@ describe("npm run release -- --dry-run", function () {
         .digest("hex");
       expect(got, name).to.equal(sum);
     }
+  });
+
+  it("the Helm chart's package holds the files git tracks of charts/llsd-hook/ as they are, at the version", () => {
+    const dir = join(work, "chart");
+    execFileSync("mkdir", ["-p", dir]);
+    execFileSync("tar", ["-xzf", join(out, chartTgz), "-C", dir]);
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(d, e.name)).map((f) => `${e.name}/${f}`) : [e.name],
+      );
+    const packed = files(join(dir, "llsd-hook")).sort();
+    expect(packed).to.deep.equal(
+      trackedFiles(root, ["charts/llsd-hook"]).map((f) => f.replace("charts/llsd-hook/", "")),
+    );
+    for (const f of packed.filter((p) => p !== "Chart.yaml"))
+      expect(readFileSync(join(dir, "llsd-hook", f), "utf8"), f).to.equal(
+        readFileSync(join(root, "charts", "llsd-hook", f), "utf8"),
+      );
+    expect(readFileSync(join(dir, "llsd-hook", "Chart.yaml"), "utf8")).to.match(
+      new RegExp(`^version: ${version.replaceAll(".", "\\.")}$`, "m"),
+    );
   });
 
   describe("the npm tarball", () => {

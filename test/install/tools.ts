@@ -1,7 +1,8 @@
 // What the install tests run: the kubectl built beside the test control plane
-// (test/k8s/build.sh), Argo CD's Lua health-check runner (test/argocd/) and
+// (test/k8s/build.sh), helm (test/helm/), Argo CD's Lua health-check runner (test/argocd/) and
 // the third-party CRDs (scripts/third-party-crds.sh), all from the peers file
 // test/prepare-peers.sh writes; and the text of the README and docs/ they take literally.
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadPeers } from "../peers.js";
@@ -11,6 +12,7 @@ export const root = join(import.meta.dirname, "..", "..");
 interface InstallPeers {
   k8sBinDir: string;
   argocdHealth?: string;
+  helm?: string;
   thirdPartyCrdDir?: string;
 }
 
@@ -29,6 +31,30 @@ export function kubectl(): string {
 
 export function argocdHealth(): string {
   return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
+}
+
+/**
+ * What a build script of the suite (`test/k8s/build.sh`, `test/helm/build.sh`) prints last: the
+ * path of its output in the cache, built first when absent. For the npm scripts, which run
+ * without peers.json.
+ */
+export function built(script: string): string {
+  const printed = execFileSync(join(root, script), {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+    .trim()
+    .split("\n")
+    .pop();
+  if (printed === undefined || !existsSync(printed))
+    throw new Error(`${script} printed ${JSON.stringify(printed)}, not a path`);
+  return printed;
+}
+
+/** helm from peers.json, or test/helm/build.sh's when peers.json has none. */
+export function helm(): string {
+  const path = (loadPeers() as InstallPeers).helm;
+  return path !== undefined && existsSync(path) ? path : built("test/helm/build.sh");
 }
 
 export function thirdPartyCrdDir(): string {

@@ -61,7 +61,8 @@ describe("the v1alpha1 conversion component, rendered by kustomize", function ()
       webhook: {
         conversionReviewVersions: ["v1"],
         clientConfig: {
-          service: { namespace: "llsd-hook", name: "llsd-hook", port: 8080, path: "/convert" },
+          // The API server's port (src/server/classes.ts), not the hook's.
+          service: { namespace: "llsd-hook", name: "llsd-hook", port: 9443, path: "/convert" },
         },
       },
     });
@@ -76,7 +77,8 @@ describe("the v1alpha1 conversion component, rendered by kustomize", function ()
         from: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7"].map(
           (cidr) => ({ ipBlock: { cidr } }),
         ),
-        ports: [{ port: "http", protocol: "TCP" }],
+        // The api-server port alone: the rule opens neither /sync nor /customize.
+        ports: [{ port: "api-server", protocol: "TCP" }],
       },
     ]);
   });

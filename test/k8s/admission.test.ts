@@ -159,6 +159,7 @@ describe("the admission webhook on a real kube-apiserver", function () {
   const dir = mkdtempSync(join(tmpdir(), "llsd-admission-"));
   let hook: ReturnType<typeof startHook> | undefined;
   let port = 0;
+  let apiServerPort = 0;
   let metricsPort = 0;
   const kube = () => cluster().kube;
 
@@ -173,7 +174,7 @@ describe("the admission webhook on a real kube-apiserver", function () {
       metadata: { ...shipped.metadata, name: VWC_NAME, annotations: {} },
       webhooks: shipped.webhooks.map((w) => ({
         ...w,
-        clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: ca },
+        clientConfig: { url: `https://127.0.0.1:${apiServerPort}/validate`, caBundle: ca },
         namespaceSelector: { matchLabels: SELECTOR },
       })),
     };
@@ -181,7 +182,7 @@ describe("the admission webhook on a real kube-apiserver", function () {
 
   async function startTheHook(): Promise<void> {
     metricsPort = await freePort();
-    hook = startHook(dir, port, metricsPort);
+    hook = startHook(dir, { port, apiServerPort, metricsPort });
     const started = hook;
     await waitFor(
       "the hook to listen",
@@ -207,6 +208,7 @@ describe("the admission webhook on a real kube-apiserver", function () {
     );
     makeCertificates(dir);
     port = await freePort();
+    apiServerPort = await freePort();
     await startTheHook();
     await kube().mustCreate(VWC_API, VWCS, webhookConfiguration());
     // The API server's webhook informer picks the configuration up shortly after it is created.
@@ -411,7 +413,7 @@ describe("the admission webhook on a real kube-apiserver", function () {
 
     before(async () => {
       const ca = readFileSync(join(dir, "ca.crt"));
-      await putCrd(crdWithConversion(base, `https://127.0.0.1:${port}/convert`, ca).spec);
+      await putCrd(crdWithConversion(base, `https://127.0.0.1:${apiServerPort}/convert`, ca).spec);
       await waitFor(
         "v1alpha1 to be served",
         async () => {

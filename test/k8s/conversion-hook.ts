@@ -67,8 +67,7 @@ export function makeCertificates(dir: string): void {
 /** The hook as it runs in a cluster (src/server/main.ts), over HTTPS, with a bearer token. */
 export function startHook(
   dir: string,
-  port: number,
-  metricsPort: number,
+  ports: { port: number; apiServerPort: number; metricsPort: number },
 ): { proc: ChildProcess; log: () => string } {
   writeFileSync(join(dir, "token"), "a-token-the-api-server-does-not-send\n");
   let out = "";
@@ -76,8 +75,9 @@ export function startHook(
     cwd: root,
     env: {
       PATH: process.env["PATH"] ?? "",
-      PORT: String(port),
-      METRICS_PORT: String(metricsPort),
+      PORT: String(ports.port),
+      API_SERVER_PORT: String(ports.apiServerPort),
+      METRICS_PORT: String(ports.metricsPort),
       TLS_CERT_FILE: join(dir, "tls.crt"),
       TLS_KEY_FILE: join(dir, "tls.key"),
       HOOK_TOKEN_FILE: join(dir, "token"),
@@ -136,16 +136,21 @@ export async function serveV1alpha1(namespace: string): Promise<ConversionHook> 
   const kube = cluster().kube;
   const dir = mkdtempSync(join(tmpdir(), "llsd-convert-"));
   makeCertificates(dir);
-  const port = await freePort();
-  const hook = startHook(dir, port, await freePort());
+  // The API server calls the API server's port (src/server/classes.ts), as the component's CRD says.
+  const apiServerPort = await freePort();
+  const hook = startHook(dir, {
+    port: await freePort(),
+    apiServerPort,
+    metricsPort: await freePort(),
+  });
   await waitFor(
     "the hook to listen",
-    async () => (hook.log().includes("llsd-hook listening") ? true : undefined),
+    async () => (hook.log().includes("llsd-hook listening for the API server") ? true : undefined),
     60_000,
   );
   const base = parse(readFileSync(join(root, CRD_FILE), "utf8")) as Crd;
   const ca = readFileSync(join(dir, "ca.crt"));
-  await putCrd(crdWithConversion(base, `https://127.0.0.1:${port}/convert`, ca).spec);
+  await putCrd(crdWithConversion(base, `https://127.0.0.1:${apiServerPort}/convert`, ca).spec);
   // The new version is served once discovery and the handler are updated.
   await waitFor(
     "v1alpha1 to be served",

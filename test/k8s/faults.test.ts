@@ -47,6 +47,7 @@ class HookProcess {
   constructor(
     readonly port: number,
     private readonly metricsPort: number,
+    private readonly apiServerPort: number,
   ) {}
 
   async start(): Promise<void> {
@@ -56,6 +57,7 @@ class HookProcess {
         PATH: process.env["PATH"] ?? "",
         PORT: String(this.port),
         METRICS_PORT: String(this.metricsPort),
+        API_SERVER_PORT: String(this.apiServerPort),
         LOG_LEVEL: "warn",
         SHUTDOWN_DELAY_SECONDS: "0",
       },
@@ -195,7 +197,7 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
     }
 
     before(async () => {
-      hook = new HookProcess(await freePort(), await freePort());
+      hook = new HookProcess(await freePort(), await freePort(), await freePort());
       await hook.start();
       mc = newMetacontroller();
       await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));

@@ -331,6 +331,7 @@ describe("install: Metacontroller in another namespace and ServiceAccount, set i
     ]);
     hookEnv["PORT"] = String(port);
     hookEnv["METRICS_PORT"] = String(await freePort());
+    hookEnv["API_SERVER_PORT"] = String(await freePort());
     let out = "";
     const proc = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
       cwd: root,

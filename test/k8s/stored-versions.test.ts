@@ -247,13 +247,14 @@ describe("stored versions: scripts/migrate-stored-versions.sh on a real kube-api
       KUBECONFIG: cluster().kubeconfig,
     };
     makeCertificates(dir);
-    const port = await freePort();
-    hookUrl = `https://127.0.0.1:${port}/convert`;
-    hook = startHook(dir, port, await freePort());
+    const apiServerPort = await freePort();
+    hookUrl = `https://127.0.0.1:${apiServerPort}/convert`;
+    hook = startHook(dir, { port: await freePort(), apiServerPort, metricsPort: await freePort() });
     const started = hook;
     await waitFor(
       "the hook to listen",
-      async () => (started.log().includes("llsd-hook listening") ? true : undefined),
+      async () =>
+        started.log().includes("llsd-hook listening for the API server") ? true : undefined,
       60_000,
     );
     for (const name of [NS, OTHER_NS]) {

@@ -12,7 +12,7 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { join } from "node:path";
@@ -20,6 +20,8 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
+import { helmCommandEnv, helmDocCommand } from "../install/helm.js";
+import { describeRun, runLines } from "../k8s/install-run.js";
 import { restrictedNamespace, waitFor, type Kube } from "../k8s/kube.js";
 import type { Metacontroller, SyncRound } from "../k8s/metacontroller.js";
 import { startFakeOpenAI, type FakeOpenAI } from "../llama-stack/fake-openai.js";
@@ -676,6 +678,82 @@ ${prom.log()}`,
         120_000,
         500,
       );
+    });
+  });
+
+  // From here on the hook runs as the Helm chart installs it: the kubectl install above taken
+  // over as docs/operations/helm.md says, with its values and one change that rolls the hook's
+  // pods to the chart's template. The parents below become Ready through those pods.
+  describe("the hook taken over by the Helm chart", () => {
+    it("helm install --take-ownership with the install's values rolls the hook to the chart's pods, and a new examples/minimal.yaml becomes Ready through them", async () => {
+      const before = await hook.pods();
+      const dir = join(work, "helm");
+      mkdirSync(dir);
+      const env = helmCommandEnv(dir, node.cp.kubeconfig);
+      // The token the kubectl install's Secret holds, so that Metacontroller's stays valid.
+      const secret = (await kube().get("v1", "secrets", HOOK_NS, "llsd-hook-token")) as
+        (KubeObject & { data: { token: string } }) | undefined;
+      writeFileSync(join(dir, "token.txt"), Buffer.from(secret?.data.token ?? "", "base64"));
+      const values = [
+        ...[
+          "--set",
+          "https.enabled=true",
+          "--set-file",
+          `https.token.value=${join(dir, "token.txt")}`,
+        ],
+        ...["--set", `metacontroller.namespace=${hook.identity.namespace}`],
+        ...["--set", `metacontroller.serviceAccount=${hook.identity.serviceAccount}`],
+        // The one change: the pods roll to the chart's template.
+        ...["--set", "resources.requests.cpu=60m"],
+      ];
+      const t0 = Date.now();
+      const run = runLines(
+        [
+          `${helmDocCommand("## Moving an install made with kubectl to Helm", "install")} ${values.join(" ")}`,
+        ],
+        ROOT,
+        env,
+      );
+      expect(run.status, describeRun(run)).to.equal(0);
+      const pods = await waitFor(
+        "the hook to roll to the chart's pods",
+        async () => {
+          const now = await hookRolledOut(kube());
+          return now?.every((p) => !before.some((b) => b.name === p.name)) === true
+            ? now
+            : undefined;
+        },
+        240_000,
+        250,
+      );
+      const rolledMs = Date.now() - t0;
+      const deployment = (await kube().get("apps/v1", "deployments", HOOK_NS, "llsd-hook")) as
+        | (KubeObject & { spec: { template: { spec: { containers: { resources: unknown }[] } } } })
+        | undefined;
+      expect(deployment?.metadata.annotations?.["meta.helm.sh/release-name"]).to.equal("llsd-hook");
+      expect(deployment?.spec.template.spec.containers[0]?.resources).to.deep.include({
+        requests: { cpu: "60m", memory: "160Mi" },
+      });
+      expect(pods.every((p) => p.ready && p.restarts === 0)).to.equal(true);
+
+      const cr = minimalExample(upstream.baseUrl);
+      const chartParent = "via-chart";
+      await kube().mustCreate(API_VERSION, RESOURCE, {
+        ...cr,
+        metadata: { name: chartParent, namespace: NS },
+      });
+      await mc.reconcile(NS, chartParent);
+      const pod = await waitServing(kube(), NS, chartParent);
+      const round = (await mc.reconcile(NS, chartParent)).at(-1);
+      expect(statusOf(round).phase).to.equal("Ready");
+      const served = hook.proxy.requests.filter((r) => r.start >= t0 && r.status === 200);
+      expect(served.map((r) => r.pod).filter((p) => pods.some((q) => q.name === p))).to.not.be
+        .empty;
+      expect((await getJson(`http://${pod.ip}:8321/v1/models`)).status).to.equal(200);
+      console.log(
+        `[node] the chart took over the kubectl install and rolled the hook in ${(rolledMs / 1000).toFixed(1)} s; ${chartParent} Ready through its pods`,
+      );
+      await kube().remove(API_VERSION, RESOURCE, NS, chartParent);
     });
   });
 

@@ -13,6 +13,7 @@ import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js"
 import { isOwnedName } from "../../src/children/keep.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { createApp } from "../../src/server/app.js";
+import { API_SERVER_CLASS } from "../../src/server/classes.js";
 import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { sync } from "../../src/sync.js";
@@ -21,6 +22,13 @@ import { applyAll, request, syncOk } from "./arbitraries.js";
 
 const pool = testPool();
 const app = createApp({ pool, catalog: loadCatalog(), logger: pino({ level: "silent" }) });
+/** The API server's endpoints (/convert), on their own port in the hook (src/server/classes.ts). */
+const apiServerApp = createApp({
+  pool,
+  catalog: loadCatalog(),
+  logger: pino({ level: "silent" }),
+  endpoints: API_SERVER_CLASS,
+});
 
 const runningSpec = {
   distribution: { name: "starter" },
@@ -727,7 +735,7 @@ describe("related ConfigMaps, managedFields and ConversionReviews (bounded fuzz)
                 : `{"apiVersion":"${from}","kind":"LlamaStackDistribution","metadata":{"name":"x"},"spec":{},"status":${value}}`;
           const body = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"${to}","objects":[${object}]}}`;
           fc.pre(body.length <= API_SERVER_LIMIT);
-          const res = await supertest(app)
+          const res = await supertest(apiServerApp)
             .post("/convert")
             .set("content-type", "application/json")
             .send(body);

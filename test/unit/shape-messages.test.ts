@@ -11,6 +11,7 @@ import { render, RenderError, requestOf } from "../../src/cli/render.js";
 import { V1alpha1Spec } from "../../src/api/v1alpha1.js";
 import { V1ALPHA1_SPEC_FIELDS } from "../../src/shape-messages.js";
 import { createApp } from "../../src/server/app.js";
+import { API_SERVER_CLASS } from "../../src/server/classes.js";
 import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { syncContext } from "../golden/harness.js";
@@ -320,6 +321,13 @@ describe("messages for the generic shape errors", () => {
     logger: pino({ level: "silent" }),
     now: () => NOW,
   });
+  const apiServerApp = createApp({
+    pool: testPool(),
+    catalog: loadCatalog(),
+    logger: pino({ level: "silent" }),
+    now: () => NOW,
+    endpoints: API_SERVER_CLASS,
+  });
 
   for (const row of rows)
     describe(row.name, () => {
@@ -366,7 +374,7 @@ describe("messages for the generic shape errors", () => {
 
     it("the conversion webhook refuses it with the same words", async () => {
       const object = parse(v1alpha1) as Record<string, unknown>;
-      const res = await request(app)
+      const res = await request(apiServerApp)
         .post("/convert")
         .send({
           apiVersion: "apiextensions.k8s.io/v1",

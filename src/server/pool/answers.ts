@@ -1,16 +1,22 @@
 // What the pool answers itself, when a worker did not or could not: a 503 with
-// Retry-After (Metacontroller retries), or a 500 while the workers cannot
+// Retry-After (Metacontroller retries; the API server does not, and the text says so), or a 500 while the workers cannot
 // start. Each names the request by its parent when it was read (the texts are
 // in src/server-messages.ts).
 import { serverMsg } from "../../server-messages.js";
-import { CONVERT_TENANT, errorAnswer, fromApiServer, type Answer, type Route } from "../answer.js";
+import { CONVERT_TENANT, errorAnswer, type Answer, type Route } from "../answer.js";
+import { fromApiServer } from "../classes.js";
 import type { Pending } from "./pending.js";
 
-/** An answer saying to retry: a 503 with Retry-After. */
-const unavailable = (route: Route, message: string): Answer => ({
+/** An answer saying to retry: a 503 with Retry-After; its log line names the parent when it was read. */
+const unavailable = (route: Route, message: string, parent?: string): Answer => ({
   ...errorAnswer(route, 503, message),
   retryAfter: 1,
+  log: parent === undefined ? {} : { parent },
 });
+
+/** A 503 for `job`, in its route's shape, naming its parent in the log. */
+const refuse = (job: Pending, message: string): Answer =>
+  unavailable(job.request.route, message, job.parent);
 
 /** What a request is, in a message: the parent when it was read, else the route. */
 function subject(job: Pending): string {
@@ -40,38 +46,45 @@ export const poolAnswers = {
   noFreeWorker(job: Pending, f: Figures): Answer {
     const text =
       job.tenant === undefined
-        ? serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers)
+        ? serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers, job.request.route)
         : serverMsg.tenantHoldsItsShare(
             subject(job),
             f.waitMs,
             tenantName(job.tenant),
             f.share,
             f.workers,
+            job.request.route,
           );
-    return unavailable(job.request.route, text);
+    return refuse(job, text);
   },
 
   /** Its tenant waits `seconds` for its time, longer than it may wait for a worker. */
   waitsForTime(job: Pending, tenant: string, seconds: number, stopped: boolean): Answer {
-    const text = serverMsg.waitsForItsTime(subject(job), seconds, tenantName(tenant), stopped);
-    return unavailable(job.request.route, text);
+    const text = serverMsg.waitsForItsTime(
+      subject(job),
+      seconds,
+      tenantName(tenant),
+      stopped,
+      job.request.route,
+    );
+    return refuse(job, text);
   },
 
   /** It ran past its CPU deadline, or its wall limit. */
   stopped(job: Pending, by: "cpu" | "wall", f: Figures): Answer {
     const text =
       by === "cpu"
-        ? serverMsg.stoppedAtDeadline(subject(job), f.deadlineMs)
-        : serverMsg.stoppedAtWallLimit(subject(job), f.wallMs, f.deadlineMs);
-    return unavailable(job.request.route, text);
+        ? serverMsg.stoppedAtDeadline(subject(job), f.deadlineMs, job.request.route)
+        : serverMsg.stoppedAtWallLimit(subject(job), f.wallMs, f.deadlineMs, job.request.route);
+    return refuse(job, text);
   },
 
   /** Its worker stopped while answering it: out of heap, or another fault. */
   crashed(job: Pending, outOfHeap: boolean, f: Figures): Answer {
     const text = outOfHeap
-      ? serverMsg.outOfHeap(subject(job), f.heapMib)
+      ? serverMsg.outOfHeap(subject(job), f.heapMib, job.request.route)
       : serverMsg.workerStopped(subject(job));
-    return unavailable(job.request.route, text);
+    return refuse(job, text);
   },
 
   /** While the workers cannot start: a 500, the reason for the log. */

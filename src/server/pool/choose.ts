@@ -7,7 +7,9 @@
 // queued requests whose tenant may start one, a free worker takes the first
 // of the tenant with the most time in hand; a request not read yet (its
 // tenant unknown) counts as one with all its time in hand.
+import { CONVERT_TENANT } from "../answer.js";
 import type { Ledger } from "./ledger.js";
+import { API_SERVER_WORKERS } from "./limits.js";
 
 /** A request in the queue, as the chooser sees it. */
 export interface Waiting {
@@ -40,6 +42,12 @@ export type WaitReason = "workers" | "time";
 const WAITS: readonly { why: WaitReason; holds: (scene: Scene) => boolean }[] = [
   // One tenant holds at most all workers but one.
   { why: "workers", holds: (s) => s.running.held(s.tenant) - s.own >= s.running.share },
+  // The API server's endpoints (../classes.ts) hold at most API_SERVER_WORKERS, however many there are.
+  {
+    why: "workers",
+    holds: (s) =>
+      s.tenant === CONVERT_TENANT && s.running.held(s.tenant) - s.own >= API_SERVER_WORKERS,
+  },
   // It took more worker time lately than its share, and makes it up first (./ledger.ts).
   { why: "time", holds: (s) => s.ledger.waitsUntil(s.tenant, s.now) > 0 },
 ];

@@ -53,6 +53,12 @@ export const LEDGER_TENANTS = 4096;
 /** Byte strings whose refusal is remembered (REPEAT_COOLDOWN_MS); the oldest goes first. */
 export const REMEMBERED_REFUSALS = 1024;
 
+/**
+ * Workers the API server's endpoints (/convert; one tenant) may hold: one. It
+ * sends a handful of objects at a time, and whoever can reach its port needs no token.
+ */
+export const API_SERVER_WORKERS = 1;
+
 /** Workers one tenant may hold: all but one (all of them when there is one). */
 export function tenantWorkers(workers: number): number {
   return Math.max(1, workers - 1);

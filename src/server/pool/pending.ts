@@ -3,13 +3,8 @@
 // (five Metacontroller workers retrying one parent are one job), and bytes
 // stopped at a limit are answered so again for REPEAT_COOLDOWN_MS without
 // running (Metacontroller retries a failing parent with the same request).
-import {
-  CONVERT_TENANT,
-  fromApiServer,
-  type Answer,
-  type Job,
-  type RefusalReason,
-} from "../answer.js";
+import { CONVERT_TENANT, type Answer, type Job, type RefusalReason } from "../answer.js";
+import { fromApiServer } from "../classes.js";
 import { copyOf } from "../transfer.js";
 import { REMEMBERED_REFUSALS, REPEAT_COOLDOWN_MS } from "./limits.js";
 

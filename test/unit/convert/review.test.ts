@@ -5,7 +5,7 @@ import fc from "fast-check";
 import type { JsonObject } from "../../../src/lib/json.js";
 import { toV1alpha2 } from "../../../src/convert/convert.js";
 import { conversionNotes } from "../../../src/convert/notes.js";
-import { convertReview } from "../../../src/convert/review.js";
+import { convertReview, MAX_REVIEW_OBJECTS } from "../../../src/convert/review.js";
 
 const V1_OBJECT = {
   apiVersion: "llamastack.io/v1alpha1",
@@ -52,6 +52,26 @@ describe("convertReview", () => {
         result: { status: "Success" },
       },
     });
+  });
+
+  it("converts a review of the most objects it takes, and refuses one more at once, by count (issue 34: 24,000 small objects ran to the deadline)", () => {
+    const objects = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        ...V1_OBJECT,
+        metadata: { ...V1_OBJECT.metadata, name: `llama-${i}` },
+      }));
+    const most = convertReview(review("llamastack.io/v1alpha2", objects(MAX_REVIEW_OBJECTS)));
+    const response = most["response"] as { convertedObjects: unknown[]; result: unknown };
+    expect([response.result, response.convertedObjects.length]).to.deep.equal([
+      { status: "Success" },
+      1000,
+    ]);
+    expect(convertReview(review("llamastack.io/v1alpha2", objects(1001)))).to.deep.equal(
+      failure(
+        "705ab4f5-6393-11e8-b7cc-42010a800002",
+        "the request has 1001 objects (request.objects), more than the 1000 llsd-hook converts in one review; the API server sends one object, or one page of a list: list llamastack.io/v1alpha1 in pages (kubectl's --chunk-size, 500 by default; limit in the API)",
+      ),
+    );
   });
 
   it("converts back to v1alpha1", () => {

@@ -6,7 +6,7 @@
 // the README's kubectl apply runs against a real API server: test/k8s/install.test.ts.)
 import { expect } from "chai";
 import { CACHE_BYTES } from "../../../src/server/app.js";
-import { BODY_BUDGET_BYTES } from "../../../src/server/body-budget.js";
+import { API_SERVER_CLASS, HOOK_CLASS } from "../../../src/server/classes.js";
 import { DEFAULT_POOL_LIMITS } from "../../../src/server/pool/limits.js";
 import { poolLimitsFromEnv } from "../../../src/server/settings.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -405,10 +405,10 @@ describe("install manifests", () => {
     const bounds =
       mainHeap +
       CACHE_BYTES / 2 / 2 ** 20 +
-      BODY_BUDGET_BYTES / 2 ** 20 +
+      (HOOK_CLASS.defaultBudgetBytes + API_SERVER_CLASS.defaultBudgetBytes) / 2 ** 20 +
       60 +
       limits.workers * (limits.heapMib + 8 + 25);
-    expect(bounds).to.equal(358);
+    expect(bounds).to.equal(362);
     expect(bounds).to.be.below(limit);
   });
 

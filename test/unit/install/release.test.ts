@@ -30,7 +30,7 @@ const read = (file: string) => readFileSync(join(root, file), "utf8");
 describe("release: one version everywhere", () => {
   const version = packageVersionOf(root);
 
-  it("the manifests and install.yaml name the image tagged with package.json's version, and CHANGELOG.md has its section", () => {
+  it("the manifests, install.yaml and the Helm chart name package.json's version, and CHANGELOG.md has its section", () => {
     expect(versionNameProblems(root, version)).to.deep.equal([]);
     expect(hookImages(read("manifests/hook/deployment.yaml"))).to.deep.equal([imageOf(version)]);
   });
@@ -40,6 +40,8 @@ describe("release: one version everywhere", () => {
     expect(versionNameProblems(root, other)).to.deep.equal([
       `manifests/hook/deployment.yaml names ${imageOf(version)}, not ${imageOf(other)}: set the tag to package.json's version`,
       `manifests/install.yaml names ${imageOf(version)}, not ${imageOf(other)}: set the tag to package.json's version (npm run install-yaml)`,
+      `charts/llsd-hook/Chart.yaml's version is ${version}, not ${other}: run npm run chart`,
+      `charts/llsd-hook/Chart.yaml's appVersion is ${version}, not ${other}: run npm run chart`,
       `CHANGELOG.md has no "## ${other}" section: add one`,
     ]);
   });

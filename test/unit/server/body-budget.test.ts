@@ -1,7 +1,8 @@
-// The global budget of request-body bytes and the client timeouts, over real
-// sockets: stalled uploads on any endpoint (/convert needs no token) hold at
-// most the budget; what does not fit gets a 503 at once, /healthz keeps
-// answering, and a stalled client is cut within a second of its limit.
+// The body budgets of the endpoint classes and the client timeouts, over real
+// sockets (issue 34's attack shapes): a request holds only the bytes it has
+// sent, so header-only holders hold nothing; what does not fit gets a 503 at
+// once; a declared length over the limit a 413 before its body; a body that
+// makes no progress a 408; a stalled client is cut within a second of its limit.
 import { expect } from "chai";
 import http from "node:http";
 import net from "node:net";
@@ -13,6 +14,9 @@ import { createApp } from "../../../src/server/app.js";
 import { testPool } from "../../support/pool.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { timeoutOptions } from "../../../src/server/timeouts.js";
+import { API_SERVER_CLASS } from "../../../src/server/classes.js";
+import { PROGRESS_FLOOR_BYTES, PROGRESS_WINDOW_MS } from "../../../src/server/body-budget.js";
+import { gzipSync } from "node:zlib";
 
 const catalog = loadCatalog();
 const KiB = 1024;
@@ -23,18 +27,14 @@ async function serve(server: http.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** A socket that sends headers and the first bytes of a `length`-byte body, then stalls. */
-async function stalled(port: number, path: string, length: number): Promise<net.Socket> {
-  const socket = net.connect(port, "127.0.0.1");
-  await once(socket, "connect");
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{"a":"`,
-  );
-  return socket;
-}
-
 /** Status and JSON body of a request over a fresh connection. */
-function call(port: number, method: string, path: string, body?: string) {
+function call(
+  port: number,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+) {
   return new Promise<{ status: number; body: unknown; ms: number }>((resolve, reject) => {
     const started = performance.now();
     const req = http.request(
@@ -43,7 +43,7 @@ function call(port: number, method: string, path: string, body?: string) {
         host: "127.0.0.1",
         method,
         path,
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         agent: false,
       },
       (res) => {
@@ -63,89 +63,174 @@ function call(port: number, method: string, path: string, body?: string) {
   });
 }
 
+/** A request with a body sent in `encoding`. */
+const compressed = (port: number, path: string, body: Buffer, encoding = "gzip") =>
+  call(port, "POST", path, body, { "content-encoding": encoding });
+
 const settle = () => new Promise((r) => setTimeout(r, 100));
 
-describe("the global body budget", () => {
+/** A socket that sends headers declaring a `length`-byte body and `sent` bytes of it, then stalls. */
+async function holder(port: number, path: string, length: number, sent = 0): Promise<net.Socket> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.on("data", () => undefined);
+  socket.on("error", () => undefined);
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+  );
+  if (sent > 0) socket.write(`{"a":"${"x".repeat(sent - 6)}`);
+  return socket;
+}
+
+/** The status line and whether the server closed the connection, for a socket's first answer. */
+async function answerOf(socket: net.Socket): Promise<{ status: string; closed: boolean }> {
+  const chunks: Buffer[] = [];
+  socket.on("data", (c: Buffer) => chunks.push(c));
+  await once(socket, "close");
+  const text = Buffer.concat(chunks).toString();
+  return { status: text.split("\r\n")[0] ?? "", closed: /\r\nConnection: close\r\n/i.test(text) };
+}
+
+async function budgetRefusals(metrics: ReturnType<typeof createMetrics>) {
+  const refusals = (await metrics.registry.getMetricsAsJSON()).find(
+    (m) => m.name === "llsd_hook_body_budget_refusals_total",
+  );
+  return Object.fromEntries(
+    (refusals?.values ?? []).map((v) => [String(v.labels["route"]), v.value]),
+  );
+}
+
+describe("the body budgets, charged as bytes arrive", function () {
+  this.timeout(20_000);
   const metrics = createMetrics();
-  const app = createApp({
+  const options = {
     pool: testPool(),
     catalog,
     metrics,
     logger: pino({ level: "silent" }),
     bodyLimitBytes: 256 * KiB,
     bodyBudgetBytes: 512 * KiB,
-  });
-  const server = http.createServer(timeoutOptions(), app);
+  };
+  const hook = http.createServer(timeoutOptions(), createApp(options));
+  const apiServer = http.createServer(
+    timeoutOptions(),
+    createApp({ ...options, endpoints: API_SERVER_CLASS }),
+  );
   let port = 0;
+  let apiPort = 0;
   before(async () => {
-    port = await serve(server);
+    port = await serve(hook);
+    apiPort = await serve(apiServer);
   });
   after(() => {
-    server.closeAllConnections();
-    server.close();
+    for (const server of [hook, apiServer]) {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
-  it("answers 503 at once when stalled bodies hold the budget, on every endpoint, and serves /healthz", async () => {
-    const sockets = [
-      await stalled(port, "/convert", 256 * KiB),
-      await stalled(port, "/convert", 256 * KiB),
+  it("header-only holders declaring the limit hold nothing: /sync and /convert are read beside them", async () => {
+    // Issue 34's attack: four connections send only a header declaring a body at the limit.
+    const holders = [
+      ...(await Promise.all([0, 1, 2, 3].map(() => holder(apiPort, "/convert", 256 * KiB)))),
+      ...(await Promise.all([0, 1, 2, 3].map(() => holder(port, "/sync", 256 * KiB)))),
     ];
     await settle();
     const sync = await call(port, "POST", "/sync", "{}");
-    expect([sync.status, sync.body]).to.deep.equal([
-      503,
+    expect(sync.status).to.equal(400); // read and refused as a hook request, not 503
+    // Read and refused as a ConversionReview (the API server reads the Failure in a 200), not 503.
+    const convert = await call(apiPort, "POST", "/convert", "{}");
+    expect(convert.body).to.have.nested.property("response.result.status", "Failure");
+    expect(convert.status).to.equal(200);
+    for (const s of holders) s.destroy();
+  });
+
+  it("bodies hold what they have sent: a chunk that does not fit is a 503 at once, and the connection closes", async () => {
+    const before = await budgetRefusals(metrics);
+    // 2 × 250 KiB sent of a 512 KiB budget; 100 KiB more does not fit.
+    const sending = [
+      await holder(port, "/sync", 256 * KiB, 250 * KiB),
+      await holder(port, "/customize", 256 * KiB, 250 * KiB),
+    ];
+    await settle();
+    const more = await holder(port, "/sync", 100 * KiB, 100 * KiB);
+    expect(await answerOf(more)).to.deep.equal({
+      status: "HTTP/1.1 503 Service Unavailable",
+      closed: true,
+    });
+    // The other class's budget is its own.
+    const convert = await call(apiPort, "POST", "/convert", "{}");
+    for (const s of sending) s.destroy();
+    expect(convert.status).to.equal(200);
+    await settle();
+    // Given back when the connections close.
+    expect((await call(port, "POST", "/sync", "{}")).status).to.equal(400);
+    const after = await budgetRefusals(metrics);
+    expect((after["sync"] ?? 0) - (before["sync"] ?? 0)).to.equal(1);
+  });
+
+  it("a declared Content-Length over the limit is a 413 at once, before a byte of the body, and the connection closes", async () => {
+    for (const [p, path] of [
+      [port, "/sync"],
+      [apiPort, "/convert"],
+    ] as const) {
+      const socket = await holder(p, path, 4 * 1024 * KiB);
+      expect(await answerOf(socket)).to.deep.equal({
+        status: "HTTP/1.1 413 Payload Too Large",
+        closed: true,
+      });
+    }
+  });
+
+  it("a body that makes no progress is cut with a 408 (a test timeout, 20 s, below Node's 30 s request timeout bounds it)", async () => {
+    const socket = await holder(apiPort, "/convert", 100 * KiB, 1 * KiB);
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    await once(socket, "close");
+    const text = Buffer.concat(chunks).toString();
+    expect(text.split("\r\n")[0]).to.equal("HTTP/1.1 408 Request Timeout");
+    const body = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) as {
+      response: { result: { status: string; message: string } };
+    };
+    expect(body.response.result).to.deep.include({
+      status: "Failure",
+      message: `the request body arrived slower than ${PROGRESS_FLOOR_BYTES / KiB} KiB in ${PROGRESS_WINDOW_MS / 1000} s, the least llsd-hook waits for; send the body with its headers`,
+    });
+  });
+
+  it("a compressed body is charged as it is decoded: within the limit it is read, past it a 413", async () => {
+    const small = gzipSync(Buffer.from("{}"));
+    const read = await compressed(port, "/sync", small);
+    expect(read.status).to.equal(400); // read: not a hook request
+    const bomb = gzipSync(Buffer.from(`{"a":"${"x".repeat(300 * KiB)}"}`));
+    expect(bomb.length).to.be.below(4 * KiB);
+    const refused = await compressed(port, "/sync", bomb);
+    expect([refused.status, refused.body]).to.deep.equal([
+      413,
       {
         error:
-          "llsd-hook is reading as many request bodies as it holds at once (0.5 MiB in all, BODY_BUDGET_MIB); retry shortly",
+          "request body larger than 0.25 MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md",
       },
     ]);
-    const convert = await call(port, "POST", "/convert", "{}");
-    expect(convert.status).to.equal(503);
-    expect(convert.body).to.have.nested.property("response.result.status", "Failure");
-    const health = await call(port, "GET", "/healthz");
-    expect([health.status, health.ms < 1000]).to.deep.equal([200, true]);
-    // Given back when the connections close.
-    for (const s of sockets) s.destroy();
-    await settle();
-    const after = await call(port, "POST", "/sync", "{}");
-    expect(after.status).to.equal(400); // read and refused as a hook request, no longer 503
-    // Each refusal counted by route (docs/operations/metrics.md).
-    const refusals = (await metrics.registry.getMetricsAsJSON()).find(
-      (m) => m.name === "llsd_hook_body_budget_refusals_total",
-    );
-    const byRoute = Object.fromEntries(
-      (refusals?.values ?? []).map((v) => [String(v.labels["route"]), v.value]),
-    );
-    expect(byRoute).to.deep.equal({ sync: 1, convert: 1 });
+    const undecodable = await compressed(port, "/sync", Buffer.from("not gzip"));
+    expect([undecodable.status, undecodable.body]).to.deep.equal([
+      400,
+      { error: "the compressed body could not be decompressed; check its Content-Encoding" },
+    ]);
+    const unknown = await compressed(port, "/sync", small, "zstd");
+    expect(unknown.status).to.equal(415);
   });
 
-  it("reserves the per-request limit for a chunked or compressed body", async () => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write(
-      "POST /convert HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
-    );
-    const small = await stalled(port, "/customize", 200 * KiB);
-    await settle();
-    // 256 KiB (chunked) + 200 KiB held: 100 KiB more does not fit in 512 KiB.
-    const more = await stalled(port, "/sync", 100 * KiB);
-    const [answer] = (await once(more, "data")) as [Buffer];
-    expect(answer.toString()).to.match(/^HTTP\/1\.1 503 /);
-    for (const s of [socket, small, more]) s.destroy();
-    await settle();
-  });
-
-  it("refuses a budget smaller than the per-request limit", () => {
+  it("refuses a budget smaller than the per-request limit, naming the class's variable", () => {
     expect(() =>
       createApp({
-        pool: testPool(),
-        catalog,
-        logger: pino({ level: "silent" }),
+        ...options,
+        endpoints: API_SERVER_CLASS,
         bodyLimitBytes: 2 ** 20,
         bodyBudgetBytes: 2 ** 19,
       }),
     ).to.throw(
-      "BODY_BUDGET_MIB (0.5) must be at least BODY_LIMIT_MIB (1): a body at the limit would never fit",
+      "API_SERVER_BODY_BUDGET_MIB (0.5) must be at least BODY_LIMIT_MIB (1): a body at the limit would never fit",
     );
   });
 });

@@ -10,6 +10,7 @@ import request from "supertest";
 import { convertReview } from "../../../src/convert/review.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { createApp } from "../../../src/server/app.js";
+import { API_SERVER_CLASS } from "../../../src/server/classes.js";
 import { testPool } from "../../support/pool.js";
 import { createMetrics } from "../../../src/server/metrics.js";
 
@@ -32,6 +33,7 @@ function appWithLogs(bodyLimitBytes?: number) {
     logger: pino({ level: "info" }, stream),
     bearerToken: TOKEN,
     metrics,
+    endpoints: API_SERVER_CLASS,
     ...(bodyLimitBytes === undefined ? {} : { bodyLimitBytes }),
   });
   return { app, lines, metrics };
@@ -68,7 +70,7 @@ interface Answer {
 }
 
 describe("POST /convert", () => {
-  it("answers a ConversionReview exactly as convertReview does, without the bearer token /sync needs", async () => {
+  it("answers a ConversionReview exactly as convertReview does, on the API server's port, without the bearer token", async () => {
     const { app } = appWithLogs();
     const body = review("llamastack.io/v1alpha2", [V1_OBJECT]);
     const res = await request(app).post("/convert").send(body).expect(200);
@@ -76,8 +78,24 @@ describe("POST /convert", () => {
     const answer = res.body as Answer;
     expect(answer.response.result.status).to.equal("Success");
     expect(answer.response.uid).to.equal(body.request.uid);
-    // /sync on the same app still refuses a request without the token.
-    await request(app).post("/sync").send({}).expect(401);
+    // The API server's port serves none of the hook's endpoints, and the hook's no /convert.
+    for (const path of ["/sync", "/customize"])
+      expect((await request(app).post(path).send({}).expect(404)).body).to.deep.equal({
+        error:
+          "not found: this port serves POST /convert, POST /validate, GET /healthz and GET /readyz",
+      });
+    const hook = createApp({
+      pool: testPool(),
+      catalog,
+      logger: pino({ level: "silent" }),
+      bearerToken: TOKEN,
+      metrics: createMetrics(),
+    });
+    await request(hook).post("/sync").send({}).expect(401);
+    expect((await request(hook).post("/convert").send(body).expect(404)).body).to.deep.equal({
+      error:
+        "not found: this port serves POST /sync, POST /customize, GET /healthz and GET /readyz",
+    });
   });
 
   it("converts back to v1alpha1 deep-equal on the spec", async () => {

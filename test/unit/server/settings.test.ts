@@ -32,12 +32,14 @@ describe("the server's settings", () => {
   });
 
   describe("the other variables", () => {
-    it("defaults: ports 8080 and 9464, 4 MiB bodies within 16, 48 MiB of caches, 5 s of shutdown delay", () => {
+    it("defaults: ports 8080, 9443 and 9464, 4 MiB bodies within 16 (the hook's) and 4 (the API server's), 48 MiB of caches, 5 s of shutdown delay", () => {
       expect(settingsFromEnv({})).to.deep.equal({
         port: 8080,
+        apiServerPort: 9443,
         metricsPort: 9464,
         bodyLimitBytes: 4 * 2 ** 20,
         bodyBudgetBytes: 16 * 2 ** 20,
+        apiServerBodyBudgetBytes: 4 * 2 ** 20,
         cacheBytes: 48 * 2 ** 20,
         shutdownDelayMs: 5000,
         pool: { workers: 2, heapMib: 64, deadlineMs: 2000 },
@@ -49,6 +51,7 @@ describe("the server's settings", () => {
     it("each variable sets its setting", () => {
       const env = {
         PORT: "8443",
+        API_SERVER_PORT: "9444",
         METRICS_PORT: "9000",
         CONFIGS_DIR: "/configs",
         TLS_CERT_FILE: "/tls/tls.crt",
@@ -56,6 +59,7 @@ describe("the server's settings", () => {
         HOOK_TOKEN_FILE: "/token/token",
         BODY_LIMIT_MIB: "2.5",
         BODY_BUDGET_MIB: "8",
+        API_SERVER_BODY_BUDGET_MIB: "6",
         CACHE_MIB: "96",
         SHUTDOWN_DELAY_SECONDS: "0.5",
         HOOK_WORKERS: "3",
@@ -66,12 +70,14 @@ describe("the server's settings", () => {
       };
       expect(settingsFromEnv(env)).to.deep.equal({
         port: 8443,
+        apiServerPort: 9444,
         metricsPort: 9000,
         configsDir: "/configs",
         tls: { certFile: "/tls/tls.crt", keyFile: "/tls/tls.key" },
         tokenFile: "/token/token",
         bodyLimitBytes: 2.5 * 2 ** 20,
         bodyBudgetBytes: 8 * 2 ** 20,
+        apiServerBodyBudgetBytes: 6 * 2 ** 20,
         cacheBytes: 96 * 2 ** 20,
         shutdownDelayMs: 500,
         pool: { workers: 3, heapMib: 64, deadlineMs: 2000 },
@@ -93,7 +99,18 @@ describe("the server's settings", () => {
       [{ MEMORY_LIMIT_MIB: "0" }, "MEMORY_LIMIT_MIB=0 is not a positive number of MiB"],
       [{ METRICS_PARENT_LABELS: "yes" }, "METRICS_PARENT_LABELS=yes is neither true nor false"],
       [{ TLS_CERT_FILE: "/tls/tls.crt" }, "set both TLS_CERT_FILE and TLS_KEY_FILE, or neither"],
-      [{ PORT: "9464" }, "METRICS_PORT must differ from PORT (9464)"],
+      [
+        { PORT: "9464" },
+        "METRICS_PORT must differ from PORT (9464): each port serves its own callers",
+      ],
+      [
+        { API_SERVER_PORT: "8080" },
+        "API_SERVER_PORT must differ from PORT (8080): each port serves its own callers",
+      ],
+      [
+        { API_SERVER_PORT: "9464" },
+        "API_SERVER_PORT must differ from METRICS_PORT (9464): each port serves its own callers",
+      ],
       [{ WORKER_HEAP_MIB: "16" }, "WORKER_HEAP_MIB=16 must be a whole number from 32 to 4096"],
     ];
     for (const [env, message] of refused)

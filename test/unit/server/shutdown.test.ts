@@ -82,7 +82,7 @@ describe("server: stopping on SIGTERM", () => {
     });
     const log = lines();
     let exitedAt: number | undefined;
-    const stop = gracefulShutdown(server, [], {
+    const stop = gracefulShutdown([server], [], {
       delayMs: 300,
       forceAfterMs: 5_000,
       logger: log.logger,
@@ -134,7 +134,7 @@ describe("server: stopping on SIGTERM", () => {
     await start(() => undefined); // never answers
     const log = lines();
     let exitedAt: number | undefined;
-    const stop = gracefulShutdown(server, [], {
+    const stop = gracefulShutdown([server], [], {
       delayMs: 0,
       forceAfterMs: 200,
       logger: log.logger,
@@ -156,7 +156,7 @@ describe("server: stopping on SIGTERM", () => {
     await start((_req, res) => res.end("{}"));
     const log = lines();
     let exits = 0;
-    const stop = gracefulShutdown(server, [], {
+    const stop = gracefulShutdown([server], [], {
       delayMs: 50,
       forceAfterMs: 1_000,
       logger: log.logger,

@@ -11,6 +11,7 @@ import { admit } from "../../../src/admit.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { generateConfig } from "../../../src/config/generate.js";
 import { CACHE_BYTES, createApp, generationCacheBytes } from "../../../src/server/app.js";
+import { API_SERVER_CLASS } from "../../../src/server/classes.js";
 import { createMetrics } from "../../../src/server/metrics.js";
 import { createPool, type Pool } from "../../../src/server/pool/index.js";
 import { testPool } from "../../support/pool.js";
@@ -34,6 +35,7 @@ function appWithLogs(options: { bodyLimitBytes?: number; pool?: Pool } = {}) {
     logger: pino({ level: "info" }, stream),
     bearerToken: TOKEN,
     metrics,
+    endpoints: API_SERVER_CLASS,
     ...options,
   });
   return { app, lines, metrics };
@@ -88,14 +90,30 @@ interface Status {
 describe("POST /validate", function () {
   this.timeout(120_000);
 
-  it("answers an AdmissionReview exactly as admit does, without the bearer token /sync needs", async () => {
+  it("answers an AdmissionReview exactly as admit does, on the API server's port, without the bearer token", async () => {
     const { app } = appWithLogs();
     for (const spec of [VALID, SECRET_IN_SETTINGS]) {
       const body = review(object(spec));
       const res = await request(app).post("/validate").send(body).expect(200);
       expect(res.body).to.deep.equal(admit(body, { catalog, generate: generateConfig }));
     }
-    await request(app).post("/sync").send({}).expect(401);
+    // The hook's port, which /sync's token guards, has no /validate.
+    const hook = createApp({
+      pool: testPool(),
+      catalog,
+      logger: pino({ level: "silent" }),
+      bearerToken: TOKEN,
+      metrics: createMetrics(),
+    });
+    await request(hook).post("/sync").send({}).expect(401);
+    const res = await request(hook)
+      .post("/validate")
+      .send(review(object(VALID)))
+      .expect(404);
+    expect(res.body).to.deep.equal({
+      error:
+        "not found: this port serves POST /sync, POST /customize, GET /healthz and GET /readyz",
+    });
   });
 
   it("logs one line with the uid, the operation, the object and the verdict, never a value", async () => {

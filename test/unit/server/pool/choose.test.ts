@@ -14,6 +14,7 @@ import {
 } from "../../../../src/server/pool/choose.js";
 import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
 import { queueWaitMs, tenantWorkers } from "../../../../src/server/pool/limits.js";
+import { CONVERT_TENANT } from "../../../../src/server/answer.js";
 
 const DEADLINE = 2000;
 const NOW = 1000;
@@ -124,6 +125,8 @@ describe("the pool's chooser", () => {
   describe("why a tenant waits", () => {
     const rows: {
       name: string;
+      /** The tenant asking (default "a"). */
+      tenant?: string;
       ledger: Ledger;
       running: Running;
       /** Workers its own request holds (a request asking whether it may go on). */
@@ -163,6 +166,20 @@ describe("the pool's chooser", () => {
         why: "time",
       },
       {
+        name: "the API server's endpoints holding one of four workers",
+        tenant: CONVERT_TENANT,
+        ledger: ledgerOf(),
+        running: runningOf(4, { [CONVERT_TENANT]: 1 }),
+        why: "workers",
+      },
+      {
+        name: "the API server's endpoints holding none: they may start",
+        tenant: CONVERT_TENANT,
+        ledger: ledgerOf(),
+        running: runningOf(4),
+        why: undefined,
+      },
+      {
         name: "both: holding its share is said first",
         ledger: ledgerOf({ a: 3000 }, ["b"]),
         running: runningOf(2, { a: 1 }),
@@ -171,8 +188,9 @@ describe("the pool's chooser", () => {
     ];
     for (const row of rows)
       it(row.name, () => {
-        expect(waitOf("a", row.ledger, row.running, NOW, row.own)).to.equal(row.why);
-        expect(mayStart("a", row.ledger, row.running, NOW, row.own)).to.equal(
+        const tenant = row.tenant ?? "a";
+        expect(waitOf(tenant, row.ledger, row.running, NOW, row.own)).to.equal(row.why);
+        expect(mayStart(tenant, row.ledger, row.running, NOW, row.own)).to.equal(
           row.why === undefined,
         );
       });

@@ -23,6 +23,8 @@ const LONG = 60_000;
 interface Outcome {
   answers: { status: number; text: string }[];
   refusals: string[];
+  /** Each answer's log fields (the request's log line), when the row says them. */
+  logs?: Record<string, unknown>[];
 }
 
 interface Row {
@@ -57,31 +59,38 @@ function shareRefusal(name: string, charge: (ledger: Ledger) => void, why: strin
         },
       ],
       refusals: ["share"],
+      // The 503's log line names the parent it was read for.
+      logs: [{ parent: "tenant-a/fine" }],
     },
   };
 }
 
-const rows: Row[] = [
-  {
-    name: "a queue wait that expires, every worker busy: a 503 naming the wait and the workers",
+/**
+ * A row of a queue wait that expires: one worker busy on a slow sync, `waiter`
+ * queued behind it until the clock passes its wait; its 503 says `text`, and
+ * its log line names no parent (it was not read).
+ */
+function queueWaitExpires(name: string, waiter: Parameters<Pool["run"]>[0], text: string): Row {
+  return {
+    name,
     limits: { workers: 1, heapMib: 64, deadlineMs: LONG },
     scene: async (pool, clock, refused) => {
-      void pool.run(job(slowRequest("tenant-a", "slow", "expires")));
-      const waiting = pool.run(job(typicalRequest("tenant-b", "fine")), { refused });
+      void pool.run(job(slowRequest("tenant-a", "slow", name)));
+      const waiting = pool.run(waiter, { refused });
       await until(() => pool.stats().busy === 1 && pool.stats().queued === 1);
       clock.advance(queueWaitMs(LONG));
       return [await waiting];
     },
-    want: {
-      answers: [
-        {
-          status: 503,
-          text: "llsd-hook had no free worker for a /sync request (its parent not read yet) within 60000 ms (HOOK_WORKERS: all 1 busy); Metacontroller retries",
-        },
-      ],
-      refusals: ["queue"],
-    },
-  },
+    want: { answers: [{ status: 503, text }], refusals: ["queue"], logs: [{}] },
+  };
+}
+
+const rows: Row[] = [
+  queueWaitExpires(
+    "a queue wait that expires, every worker busy: a 503 naming the wait and the workers",
+    job(typicalRequest("tenant-b", "fine")),
+    "llsd-hook had no free worker for a /sync request (its parent not read yet) within 60000 ms (HOOK_WORKERS: all 1 busy); Metacontroller retries",
+  ),
   {
     name: "a queue wait that expires, its tenant holding all workers but one: a 503 naming the tenant and its share",
     limits: { workers: 2, heapMib: 64, deadlineMs: LONG },
@@ -105,6 +114,19 @@ const rows: Row[] = [
       refusals: ["queue"],
     },
   },
+  queueWaitExpires(
+    "a /convert request's queue wait that expires: the 503 says the API server does not retry",
+    {
+      ...job({
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "ConversionReview",
+        request: { uid: "u", desiredAPIVersion: "llamastack.io/v1alpha2", objects: [] },
+      }),
+      route: "convert",
+      key: "convert\0waits",
+    },
+    "llsd-hook had no free worker for a /convert request within 60000 ms (HOOK_WORKERS: /convert holds 1 of the 1 at most); the API server does not retry: the read or write that needed the conversion fails, and its client retries it",
+  ),
   {
     name: "a queue wait does not expire while the workers first start: the request is answered",
     limits: { workers: 1, heapMib: 64, deadlineMs: 2000 },
@@ -154,9 +176,13 @@ const rows: Row[] = [
 
 /** An answer as the row compares it: its status, and its error's text (none for a 200). */
 function outcomeOf(answer: Answer): { status: number; text: string } {
-  const body = JSON.parse(Buffer.from(answer.body).toString()) as { error?: string };
+  const body = JSON.parse(Buffer.from(answer.body).toString()) as {
+    error?: string;
+    response?: { result: { message?: string } };
+  };
   if (answer.status === 503) expect(answer.retryAfter, "a 503 says when to retry").to.equal(1);
-  return { status: answer.status, text: body.error ?? "" };
+  // /convert's errors are Failure ConversionReviews.
+  return { status: answer.status, text: body.error ?? body.response?.result.message ?? "" };
 }
 
 /**
@@ -181,7 +207,8 @@ describe("the pool's shell, on a clock the test moves", function () {
         if (row.started !== false) await pool.ready();
         const answers = await row.scene(pool, clock, (why) => refusals.push(why));
         const got = answers.map(outcomeOf).map((a) => ({ ...a, text: chargedSeconds(a.text) }));
-        expect({ answers: got, refusals }).to.deep.equal(row.want);
+        const logs = row.want.logs === undefined ? {} : { logs: answers.map((a) => a.log) };
+        expect({ answers: got, refusals, ...logs }).to.deep.equal(row.want);
       } finally {
         await pool.close();
       }

@@ -27,7 +27,7 @@ const API_SERVER_RULE = {
   from: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7"].map(
     (cidr) => ({ ipBlock: { cidr } }),
   ),
-  ports: [{ port: "http", protocol: "TCP" }],
+  ports: [{ port: "api-server", protocol: "TCP" }],
 };
 
 describe("the admission component, rendered by kustomize", function () {
@@ -72,9 +72,9 @@ describe("the admission component, rendered by kustomize", function () {
           failurePolicy: "Fail",
           timeoutSeconds: 20,
           matchPolicy: "Equivalent",
-          // The Service and port of examples/https, where the hook serves HTTPS.
+          // The Service and port of examples/https, the API server's port, where /convert and /validate are served.
           clientConfig: {
-            service: { namespace: "llsd-hook", name: "llsd-hook", port: 8080, path: "/validate" },
+            service: { namespace: "llsd-hook", name: "llsd-hook", port: 9443, path: "/validate" },
           },
           rules: [
             {

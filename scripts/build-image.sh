@@ -2,16 +2,20 @@
 # Builds the hook's image from the repository's Dockerfile, daemonless (buildah,
 # from Debian's packages: scripts/image/tools.sh), as an OCI archive named as
 # the manifests name it (ghcr.io/llsd-hook/llsd-hook:<package.json version>):
-#   scripts/build-image.sh   -> prints the archive's path
+#   scripts/build-image.sh                -> prints the archive's path
+#   scripts/build-image.sh --pull-base    the same on the base pulled from its registry
+#                                         (what npm run release does; needs the registry)
 # Cached in ${LLSD_CACHE_DIR:-~/.cache/llsd-hook}/images/, keyed by the
 # Dockerfile, .dockerignore, every file its COPY lines take from the context
 # (package.json, the lock file, tsconfig, src/, configs/), the base image, this
 # script and the tools. Import it with `ctr -n k8s.io images import ARCHIVE`
 # (the index names the image, so no tag step).
 #
-# The base the Dockerfile names (ARG NODE_IMAGE) is not pulled: no container
-# registry is reached here, so scripts/image/node-base.sh assembles a stand-in
-# under the same reference from Debian's packages and the npm registry.
+# The base the Dockerfile names (ARG NODE_IMAGE) is not pulled unless
+# --pull-base says so: no container registry is reached where the suite runs,
+# so scripts/image/node-base.sh assembles a stand-in under the same reference
+# from Debian's packages and the npm registry. With --pull-base the base is
+# pulled afresh (the tag may have moved) into images/pulled-<key>.tar.
 # The RUN steps run in containers (runc) on the host's network, so `npm ci`
 # reaches the registry this machine's npm uses; its registry and CA
 # certificates go in as the build secret "npmrc" (never stored in the image).
@@ -23,13 +27,44 @@ log() { echo "[image] $*" >&2; }
 START=$(date +%s)
 since() { echo "$(($(date +%s) - START))s"; }
 
+PULL_BASE=false
+case "${1:-}" in
+  --pull-base) PULL_BASE=true ;;
+  "") ;;
+  *) log "usage: $0 [--pull-base]"; exit 2 ;;
+esac
+
 VERSION=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
 NAME=ghcr.io/llsd-hook/llsd-hook:$VERSION
 BASE_REF=$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")
 [ -n "$BASE_REF" ] || { log "the Dockerfile has no ARG NODE_IMAGE=<reference>"; exit 1; }
 
 TOOLS=$("$ROOT/scripts/image/tools.sh")
-BASE=$("$ROOT/scripts/image/node-base.sh" "$BASE_REF")
+CACHE_ROOT=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
+
+# The base from its registry, as an OCI archive under its reference (buildah's
+# own storage for the pull, in a mount namespace that ends with it).
+pull_base() {
+  local out w
+  out="$CACHE_ROOT/images/pulled-$(printf '%s' "$BASE_REF" | sha256sum | cut -c1-12).tar"
+  mkdir -p "$CACHE_ROOT/images"
+  w=$(mktemp -d "$CACHE_ROOT/images/.pull-XXXXXX")
+  log "pulling $BASE_REF from its registry"
+  TOOLS="$TOOLS" W="$w" REF="$BASE_REF" OUT="$out" unshare --mount --propagation private bash -euo pipefail -c '
+    b() { "$TOOLS/bin/buildah" --root "$W/storage" --runroot "$W/run" --storage-driver overlay "$@"; }
+    policy=(--signature-policy "$TOOLS/root/etc/containers/policy.json")
+    b pull "${policy[@]}" --quiet "docker://$REF" > /dev/null
+    b push "${policy[@]}" --quiet "$REF" "oci-archive:$OUT.tmp:$REF"
+  ' >&2 || { rm -rf "$w" "$out.tmp"; log "could not pull $BASE_REF"; return 1; }
+  rm -rf "$w"
+  mv "$out.tmp" "$out"
+  echo "$out"
+}
+if $PULL_BASE; then
+  BASE=$(pull_base)
+else
+  BASE=$("$ROOT/scripts/image/node-base.sh" "$BASE_REF")
+fi
 
 # The build context: what the Dockerfile's COPY lines (those not --from a stage) name.
 mapfile -t SOURCES < <(awk 'toupper($1) == "COPY" && $2 !~ /^--from=/ {
@@ -40,7 +75,6 @@ FILES=$(cd "$ROOT" && find Dockerfile .dockerignore "${SOURCES[@]}" -type f | LC
 BASE_DIGEST=$(tar -xOf "$BASE" index.json | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).manifests[0].digest')
 KEY=$( (cd "$ROOT" && echo "$FILES" | xargs sha256sum; echo "$BASE_DIGEST"; cat "$0"; echo "$TOOLS"; "$TOOLS/bin/buildah" --version) |
   sha256sum | cut -c1-12)
-CACHE_ROOT=${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}
 OUT="$CACHE_ROOT/images/llsd-hook-$VERSION-$KEY.tar"
 if [ -f "$OUT" ]; then
   echo "$OUT"

@@ -12,7 +12,12 @@
 //                                reproducible, with each package's SHA-512 from the lock file
 //   release-notes.md             the version's CHANGELOG.md section
 //   image.txt                    the image reference, and the archive or how to build it
-//   llsd-hook-<version>.oci.tar  the image, when scripts/build-image.sh is there (not with --no-image)
+//   llsd-hook-<version>.oci.tar  the image, when scripts/build-image.sh is there (not with --no-image):
+//                                on the stand-in base in a dry run, on the base pulled from its
+//                                registry in a release (build-image.sh --pull-base)
+//   llsd-hook-<version>.os.cdx.json  with the image: CycloneDX 1.6 SBOM of its OS packages and base
+//                                tools, read from the image (scripts/release/os-packages.ts),
+//                                labelled as the image is, validated by @cyclonedx/cyclonedx-library
 //   SHA256SUMS                   of every file above (sha256sum -c SHA256SUMS)
 // It publishes nothing: docs/operations/releasing.md pushes and uploads them.
 // Without --dry-run it first requires what a release is made from: the
@@ -33,6 +38,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -47,6 +53,8 @@ import {
   versionNameProblems,
   withLockHashes,
 } from "./release/artifacts.js";
+import { imageFiles } from "./release/image-files.js";
+import { osBom, osBomInput, osSbomPath } from "./release/os-packages.js";
 import { CHART_DIR } from "./chart/generate.js";
 import { built } from "../test/install/tools.js";
 
@@ -139,15 +147,14 @@ function chart(out: string, version: string): string {
   }
 }
 
-/** @cyclonedx/cyclonedx-npm as scripts/sbom/ pins it, installed once per lock and Node.js; its bin. */
+/** @cyclonedx/cyclonedx-npm as scripts/sbom/ pins it, installed once per lock and Node.js; its folder. */
 function sbomTool(): string {
   const src = join(root, "scripts", "sbom");
   const files = ["package.json", "package-lock.json"];
   const hash = createHash("sha256");
   for (const f of files) hash.update(readFileSync(join(src, f)));
   const dir = join(cacheDir, "sbom", `${hash.update(process.version).digest("hex").slice(0, 12)}`);
-  const bin = join(dir, "node_modules", ".bin", "cyclonedx-npm");
-  if (existsSync(join(dir, ".complete"))) return bin;
+  if (existsSync(join(dir, ".complete"))) return dir;
   mkdirSync(join(cacheDir, "sbom"), { recursive: true });
   const work = mkdtempSync(join(cacheDir, "sbom", ".install-"));
   log(`installing the SBOM generator (scripts/sbom/) into ${dir}`);
@@ -160,12 +167,12 @@ function sbomTool(): string {
   writeFileSync(join(work, ".complete"), "");
   rmSync(dir, { recursive: true, force: true });
   renameSync(work, dir);
-  return bin;
+  return dir;
 }
 
 function sbom(out: string, version: string): string {
   const json = execFileSync(
-    sbomTool(),
+    join(sbomTool(), "node_modules", ".bin", "cyclonedx-npm"),
     [
       ...["--omit", "dev", "--spec-version", "1.6", "--output-format", "JSON"],
       ...["--output-reproducible", "--validate", "--mc-type", "application"],
@@ -181,6 +188,34 @@ function sbom(out: string, version: string): string {
     join(out, name),
     JSON.stringify(withLockHashes(JSON.parse(json), lock), null, 2) + "\n",
   );
+  return name;
+}
+
+/** What the OS SBOM uses of @cyclonedx/cyclonedx-library (installed with the generator, not a dependency). */
+interface CycloneDxLibrary {
+  Validation: {
+    JsonStrictValidator: new (version: string) => { validate(json: string): Promise<unknown> };
+  };
+  Spec: { Version: { v1dot6: string } };
+}
+
+/**
+ * The SBOM of the image's OS packages and base tools, read from the archive, validated against
+ * CycloneDX 1.6 by the library the npm SBOM's generator is built on; its file name.
+ */
+async function osSbom(out: string, version: string, archive: string): Promise<string> {
+  const bom = osBom(osBomInput(imageOf(version), imageFiles(archive, osSbomPath)));
+  const text = JSON.stringify(bom, null, 2) + "\n";
+  const library = createRequire(join(sbomTool(), "package.json"))(
+    "@cyclonedx/cyclonedx-library",
+  ) as CycloneDxLibrary;
+  const errors = await new library.Validation.JsonStrictValidator(
+    library.Spec.Version.v1dot6,
+  ).validate(text);
+  if (errors !== null)
+    fail([`the OS SBOM is not valid CycloneDX 1.6: ${JSON.stringify(errors).slice(0, 2000)}`]);
+  const name = `llsd-hook-${version}.os.cdx.json`;
+  writeFileSync(join(out, name), text);
   return name;
 }
 
@@ -205,7 +240,12 @@ function imageLabels(archive: string): Record<string, string> {
 }
 
 /** The image: built by scripts/build-image.sh when it is there, else how to build it; image.txt says which. */
-function image(out: string, version: string, skip: boolean, dryRun: boolean): string[] {
+async function image(
+  out: string,
+  version: string,
+  skip: boolean,
+  dryRun: boolean,
+): Promise<string[]> {
   const ref = imageOf(version);
   const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(root, "Dockerfile"), "utf8"))?.[1];
   const lines = [`image: ${ref}`, `from: the Dockerfile, on ${base ?? "its base"}`];
@@ -221,7 +261,8 @@ function image(out: string, version: string, skip: boolean, dryRun: boolean): st
       `  ${build}`,
     );
   } else {
-    const printed = execFileSync(script, {
+    // A release pulls the Dockerfile's base from its registry; a dry run builds on the stand-in.
+    const printed = execFileSync(script, dryRun ? [] : ["--pull-base"], {
       cwd: root,
       encoding: "utf8",
       stdio: ["ignore", "pipe", 2],
@@ -239,10 +280,12 @@ function image(out: string, version: string, skip: boolean, dryRun: boolean): st
       lines.push(`built on a stand-in base (${standIn}): for testing only, not to be published`);
     const name = `llsd-hook-${version}.oci.tar`;
     copyFileSync(archive, join(out, name));
-    written.push(name);
+    const osName = await osSbom(out, version, archive);
+    written.push(name, osName);
     lines.push(
       `archive: ${name} (OCI archive by scripts/build-image.sh; its index names the image)`,
       `push it with a tool that reads OCI archives, e.g. skopeo copy oci-archive:${name} docker://${ref}`,
+      `os packages: ${osName} (CycloneDX, read from the image's dpkg database and base tools${standIn === undefined ? "" : "; the stand-in's, labelled so"})`,
     );
   }
   writeFileSync(join(out, "image.txt"), lines.join("\n") + "\n");
@@ -279,6 +322,6 @@ const files = [
   chart(out, version),
   sbom(out, version),
 ];
-files.push(...image(out, version, values["no-image"], values["dry-run"]));
+files.push(...(await image(out, version, values["no-image"], values["dry-run"])));
 writeFileSync(join(out, "SHA256SUMS"), sha256sums(out, files));
 for (const f of [...files, "SHA256SUMS"].sort()) console.log(join(out, f));

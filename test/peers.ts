@@ -4,6 +4,8 @@ import { join } from "node:path";
 
 export interface Peers {
   k8sBinDir: string;
+  /** The oldest Kubernetes release the suite keeps (test/k8s/oldest/build.sh): kube-apiserver, kube-controller-manager, kubectl. */
+  k8sOldestBinDir?: string;
   /** helm 4, built by test/helm/build.sh. */
   helm?: string;
   llamaStackVenvs: Record<string, string>;

@@ -3,7 +3,13 @@
 # it is complete (npm run peers; part of npm test):
 #   - kube-apiserver, kube-controller-manager, etcd and kubectl built from
 #     source through the Go module proxy (test/k8s/build.sh; cold: ~25 min on 2 cores)
+#   - the oldest Kubernetes release the suite keeps: kube-apiserver,
+#     kube-controller-manager and kubectl (test/k8s/oldest/build.sh; etcd reused),
+#     built beside the node
 #   - argocd-health, Argo CD's Lua health-check runner (test/argocd/build.sh; seconds)
+#   - flux-kstatus, Flux's kstatus health (test/flux/build.sh; about a minute cold)
+#   - argocd-tracking, Argo CD's resource tracking and gitops-engine's cluster cache
+#     (test/argocd/tracking/build.sh; about 5 minutes of CPU cold, beside the venvs)
 #   - helm 4 from the module proxy (test/helm/build.sh; cold: ~6 CPU-minutes)
 #   - Prometheus's promtool and server, and a PromQL parser of its module
 #     (test/prometheus/build.sh; cold: about 8 CPU-minutes, in the background)
@@ -49,6 +55,10 @@ IMAGE_LOG="$CACHE/hook-image-build.log"
 echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
 "$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
 IMAGE_PID=$!
+# Argo CD's tracking code is some 1,400 packages: built beside the venvs.
+TRACKING_LOG="$CACHE/argocd-tracking-build.log"
+"$ROOT/test/argocd/tracking/build.sh" > "$CACHE/argocd-tracking-bin" 2> "$TRACKING_LOG" &
+TRACKING_PID=$!
 HELM_LOG="$CACHE/helm-build.log"
 "$ROOT/test/helm/build.sh" > "$CACHE/helm-bin" 2> "$HELM_LOG" &
 HELM_PID=$!
@@ -57,6 +67,7 @@ HELM_PID=$!
 NODE_RELEASES="1.5.0 1.4.1"
 
 ARGOCD_HEALTH=$("$ROOT/test/argocd/build.sh")
+FLUX_KSTATUS=$("$ROOT/test/flux/build.sh")
 CRDS_DIR=$("$ROOT/scripts/third-party-crds.sh")
 
 VENVS=()
@@ -81,12 +92,26 @@ if ! wait "$PROMETHEUS_PID"; then
   exit 1
 fi
 PROMETHEUS_DIR=$(tail -n1 "$CACHE/prometheus-dir")
+OLDEST_LOG="$CACHE/k8s-oldest-build.log"
+"$ROOT/test/k8s/oldest/build.sh" > "$CACHE/k8s-oldest-bin-dir" 2> >(tee "$OLDEST_LOG" >&2) &
+OLDEST_PID=$!
 NODE_DIR=$("$ROOT/test/node/build.sh")
+if ! wait "$OLDEST_PID"; then
+  echo "[peers] the build of the oldest Kubernetes failed; see $OLDEST_LOG" >&2
+  exit 1
+fi
+K8S_OLDEST_DIR=$(tail -n1 "$CACHE/k8s-oldest-bin-dir")
 if ! wait "$IMAGE_PID"; then
   tail -n 30 "$IMAGE_LOG" >&2
   echo "[peers] the hook's image build failed; see $IMAGE_LOG" >&2
   exit 1
 fi
+if ! wait "$TRACKING_PID"; then
+  tail -n 30 "$TRACKING_LOG" >&2
+  echo "[peers] the build of argocd-tracking failed; see $TRACKING_LOG" >&2
+  exit 1
+fi
+ARGOCD_TRACKING=$(tail -n1 "$CACHE/argocd-tracking-bin")
 if ! wait "$HELM_PID"; then
   tail -n 30 "$HELM_LOG" >&2
   echo "[peers] the helm build failed; see $HELM_LOG" >&2
@@ -100,7 +125,10 @@ echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAG
 {
   echo "{"
   echo "  \"k8sBinDir\": \"$K8S_DIR\","
+  echo "  \"k8sOldestBinDir\": \"$K8S_OLDEST_DIR\","
   echo "  \"argocdHealth\": \"$ARGOCD_HEALTH\","
+  echo "  \"argocdTracking\": \"$ARGOCD_TRACKING\","
+  echo "  \"fluxKstatus\": \"$FLUX_KSTATUS\","
   echo "  \"helm\": \"$HELM\","
   echo "  \"thirdPartyCrdDir\": \"$CRDS_DIR\","
   echo "  \"prometheusDir\": \"$PROMETHEUS_DIR\","

@@ -8,26 +8,21 @@
 // and never Healthy on a status older than the spec.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { API_VERSION, GROUP, KIND } from "../../src/api/schema.js";
+import { GROUP, KIND } from "../../src/api/schema.js";
 import { isWarningReason } from "../../src/reasons.js";
-import { CASES_DIR } from "../golden/harness.js";
+import {
+  parentOf,
+  storedGoldenParents,
+  type StoredCondition,
+  type StoredParent,
+  type StoredStatus,
+} from "./stored-statuses.js";
 import { argocdHealth, codeBlocks, docSection } from "./tools.js";
 
-interface Condition {
-  type: string;
-  status: string;
-  message: string;
-  observedGeneration?: number;
-}
-interface Status {
-  phase?: string;
-  observedGeneration?: number;
-  conditions?: Condition[];
-}
 interface Health {
   status?: string;
   message?: string;
@@ -35,7 +30,7 @@ interface Health {
 }
 interface Row {
   name: string;
-  obj: { metadata: Record<string, unknown>; status?: Status } & Record<string, unknown>;
+  obj: StoredParent;
   want: Health;
 }
 
@@ -60,21 +55,11 @@ function readmeLua(): string {
   return lua;
 }
 
-function parentOf(name: string, generation: number, status: Status | undefined): Row["obj"] {
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name, namespace: "default", generation, uid: "uid-parent" },
-    spec: {},
-    ...(status === undefined ? {} : { status }),
-  };
-}
-
-const cond = (status: Status | undefined, type: string) =>
+const cond = (status: StoredStatus | undefined, type: string) =>
   status?.conditions?.find((c) => c.type === type);
 
 /** What the check must say, from the phase and conditions alone. */
-function expected(status: Status | undefined, generation: number): Health {
+function expected(status: StoredStatus | undefined, generation: number): Health {
   const ready = cond(status, "Ready");
   const stalled = cond(status, "Stalled");
   if (status?.conditions === undefined) return { status: "Progressing", message: WAITING };
@@ -92,51 +77,25 @@ function expected(status: Status | undefined, generation: number): Health {
 
 /** Every golden case as Metacontroller stores its parent after the sync, and once more with a newer spec. */
 function goldenRows(): Row[] {
-  return readdirSync(CASES_DIR)
-    .sort()
-    .flatMap((name) => {
-      const response = parse(readFileSync(join(CASES_DIR, name, "response.yaml"), "utf8")) as {
-        status?: Status;
-      };
-      const request = parse(readFileSync(join(CASES_DIR, name, "request.yaml"), "utf8")) as {
-        parent: { metadata: { generation: number }; status?: Status };
-      };
-      const generation = request.parent.metadata.generation;
-      if (response.status === undefined) {
-        // A refused sync (409) changes nothing: the parent keeps the status an
-        // earlier sync stored, at the generation that sync saw.
-        const earlier = request.parent.status;
-        const seen = Math.max(
-          0,
-          ...(earlier?.conditions ?? []).map((c) => c.observedGeneration ?? 0),
-        );
-        const status = earlier === undefined ? undefined : { ...earlier, observedGeneration: seen };
-        return [
-          {
-            name: `${name} (409: the status an earlier sync stored)`,
-            obj: parentOf(name, generation, status),
-            want: expected(status, generation),
-          },
-        ];
-      }
-      const status = { ...response.status, observedGeneration: generation };
-      return [
-        { name, obj: parentOf(name, generation, status), want: expected(status, generation) },
-        {
-          name: `${name}, then its spec edited (generation ${generation + 1})`,
-          obj: parentOf(name, generation + 1, status),
-          want: { status: "Progressing", message: WAITING },
-        },
-      ];
-    });
+  return storedGoldenParents().map((r) => ({
+    name: r.name,
+    obj: r.obj,
+    want: r.edited
+      ? { status: "Progressing", message: WAITING }
+      : expected(r.obj.status, r.generation),
+  }));
 }
 
-const ready: Condition = {
+const ready: StoredCondition = {
   type: "Ready",
   status: "True",
   message: "The server is running the current spec.",
 };
-const stalled: Condition = { type: "Stalled", status: "True", message: "spec.x: wrong; fix it" };
+const stalled: StoredCondition = {
+  type: "Stalled",
+  status: "True",
+  message: "spec.x: wrong; fix it",
+};
 
 // Hand-written rows: what Metacontroller may store before, between and beside the hook's answers.
 const edgeRows: Row[] = [

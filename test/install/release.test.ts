@@ -21,6 +21,7 @@ import {
   releaseGateProblems,
   trackedFiles,
 } from "../../scripts/release/artifacts.js";
+import { readOciArchive, unpackLayers } from "./oci-image.js";
 import { root } from "./tools.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -37,6 +38,7 @@ const tgz = `llsd-hook-${version}.tgz`;
 const chartTgz = `llsd-hook-chart-${version}.tgz`;
 const sbomFile = `llsd-hook-${version}.cdx.json`;
 const archive = `llsd-hook-${version}.oci.tar`;
+const osSbomFile = `llsd-hook-${version}.os.cdx.json`;
 const withImage = existsSync(join(root, "scripts", "build-image.sh"));
 
 function release(args: string[]) {
@@ -84,7 +86,7 @@ describe("npm run release -- --dry-run", function () {
       tgz,
       chartTgz,
       "release-notes.md",
-      ...(withImage ? [archive] : []),
+      ...(withImage ? [archive, osSbomFile] : []),
     ].sort();
     expect(readdirSync(out).sort()).to.deep.equal(want);
     expect(stdout.trim().split("\n")).to.deep.equal(want.map((f) => join(out, f)));
@@ -265,6 +267,57 @@ describe("npm run release -- --dry-run", function () {
       const sha512 = Buffer.from(locked?.integrity.replace(/^sha512-/, "") ?? "", "base64");
       expect(c.hashes, path).to.deep.equal([{ alg: "SHA-512", content: sha512.toString("hex") }]);
       expect(c.purl, path).to.match(/^pkg:npm\//);
+    }
+  });
+
+  it("with the image, the OS SBOM lists every package of the image's dpkg database and the base's Node.js, labelled as the image is", function () {
+    if (!withImage) this.skip();
+    const bom = JSON.parse(readFileSync(join(out, osSbomFile), "utf8")) as {
+      specVersion: string;
+      metadata: { component: { type: string; name: string; version: string } };
+      components: { type: string; name: string; version: string; purl?: string }[];
+      serialNumber?: string;
+    };
+    expect(bom.specVersion).to.equal("1.6");
+    expect(bom.serialNumber).to.equal(undefined);
+    expect(bom.metadata.component).to.include({
+      type: "container",
+      name: image.slice(0, image.lastIndexOf(":")),
+      version,
+    });
+    // The image's own database, read here with dpkg-query's format from the archive's layers.
+    const work2 = mkdtempSync(join(tmpdir(), "llsd-os-sbom-"));
+    try {
+      const img = readOciArchive(join(out, archive), join(work2, "layout"));
+      const rootfs = join(work2, "rootfs");
+      unpackLayers(img, rootfs);
+      const status = readFileSync(join(rootfs, "var", "lib", "dpkg", "status"), "utf8");
+      const installed = status
+        .split(/\n\n+/)
+        .filter((s) => /^Status: install ok installed$/m.test(s))
+        .map((s) => `${/^Package: (.*)$/m.exec(s)?.[1]} ${/^Version: (.*)$/m.exec(s)?.[1]}`)
+        .sort();
+      const listed = bom.components
+        .filter((c) => c.purl?.startsWith("pkg:deb/") === true)
+        .map((c) => `${c.name} ${c.version}`)
+        .sort();
+      expect(listed).to.deep.equal(installed);
+      expect(installed.length).to.be.greaterThan(50);
+      const nodeVersion = /node:(\d+\.\d+\.\d+)-/.exec(
+        readFileSync(join(root, "Dockerfile"), "utf8"),
+      )?.[1];
+      expect(bom.components.find((c) => c.name === "node")?.version).to.equal(nodeVersion);
+      expect(bom.components.map((c) => c.name)).to.include.members(["npm", "corepack", "yarn"]);
+      expect(bom.components[0]).to.include({ type: "operating-system", name: "debian" });
+      // Labelled as the image is: the suite's image is on the stand-in base, and says so.
+      const label = img.config.config.Labels?.["io.llsd-hook.stand-in-base"];
+      const properties = (bom.metadata as { properties?: { name: string; value: string }[] })
+        .properties;
+      if (label !== undefined)
+        expect(properties).to.deep.include({ name: "io.llsd-hook.stand-in-base", value: label });
+      expect(readFileSync(join(out, "image.txt"), "utf8")).to.include(`os packages: ${osSbomFile}`);
+    } finally {
+      rmSync(work2, { recursive: true, force: true });
     }
   });
 

@@ -12,6 +12,8 @@ export const root = join(import.meta.dirname, "..", "..");
 interface InstallPeers {
   k8sBinDir: string;
   argocdHealth?: string;
+  argocdTracking?: string;
+  fluxKstatus?: string;
   helm?: string;
   thirdPartyCrdDir?: string;
 }
@@ -31,6 +33,14 @@ export function kubectl(): string {
 
 export function argocdHealth(): string {
   return peer("argocdHealth", "argocd-health (test/argocd/build.sh)");
+}
+
+export function argocdTracking(): string {
+  return peer("argocdTracking", "argocd-tracking (test/argocd/tracking/build.sh)");
+}
+
+export function fluxKstatus(): string {
+  return peer("fluxKstatus", "flux-kstatus (test/flux/build.sh)");
 }
 
 /**

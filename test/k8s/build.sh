@@ -7,6 +7,7 @@
 # made before kubectl was added gets kubectl built into it.
 set -euo pipefail
 cd "$(dirname "$0")"
+source ../../scripts/cache-lock.sh
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly
 KV=$(cat KUBERNETES_VERSION)
 EV=$(sed -n 's|^\(require\)\{0,1\}\s*go.etcd.io/etcd/server/v3 \(v[^ ]*\).*|\2|p' go.mod)
@@ -19,6 +20,7 @@ LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=$KV -X k8s.io/compone
 
 log() { echo "[k8s-build] $*" >&2; }
 START=$(date +%s)
+cache_lock "$OUT"
 
 # kubectl (about 2 minutes more when the control plane was just built, since
 # they share most packages): into $1, checked, then renamed into place.
@@ -38,7 +40,7 @@ if [ -f "$OUT/.complete" ]; then
   exit 0
 fi
 
-mkdir -p "$OUT.tmp"
+rm -rf "$OUT.tmp"; mkdir "$OUT.tmp"   # a dead build's, if any (we hold the lock)
 log "building Kubernetes $KV and etcd $EV with $GV into $OUT (cold build: about 25 minutes on 2 cores, kubectl about 2 of them, measured)"
 log "downloading modules"
 go mod download -x 2>&1 | grep -c '^# get' | sed 's/^/[k8s-build] fetched /;s/$/ module files/' >&2 || true

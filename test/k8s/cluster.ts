@@ -30,6 +30,8 @@ export interface ControlPlane {
   ca: Buffer;
   token: string;
   kubeconfig: string;
+  /** The kubectl of the control plane's release. */
+  kubectl: string;
   dir: string;
   pids: Record<string, number>;
   timings: Record<string, number>;
@@ -37,8 +39,8 @@ export interface ControlPlane {
   stop(): Promise<void>;
 }
 
-function log(msg: string): void {
-  process.stderr.write(`[k8s] ${msg}\n`);
+function log(msg: string, label = ""): void {
+  process.stderr.write(`[k8s${label === "" ? "" : ` ${label}`}] ${msg}\n`);
 }
 
 function makePki(dir: string, node: NodeAccess | undefined): void {
@@ -137,8 +139,22 @@ const NODE_CONTROLLERS = [
   "persistentvolume-binder-controller",
 ];
 
-export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane> {
-  const bin = loadPeers().k8sBinDir;
+/**
+ * Where a control plane's binaries are: kube-apiserver, kube-controller-manager
+ * and kubectl in `kube`, etcd in `etcd` (the oldest release reuses the suite's).
+ */
+export interface Binaries {
+  kube: string;
+  etcd: string;
+  /** Names the control plane in its log lines when several run. */
+  label?: string;
+}
+
+export async function startControlPlane(
+  node?: NodeAccess,
+  binaries: Binaries = { kube: loadPeers().k8sBinDir, etcd: loadPeers().k8sBinDir },
+): Promise<ControlPlane> {
+  const bin = binaries.kube;
   const dir = mkdtempSync(join(tmpdir(), "llsd-k8s-"));
   const procs: ChildProcess[] = [];
   const timings: Record<string, number> = {};
@@ -150,7 +166,9 @@ export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane
   const launch = (name: string, args: string[]): { proc: ChildProcess; logFile: string } => {
     const logFile = join(dir, `${name}.log`);
     const fd = openSync(logFile, "a");
-    const proc = spawn(join(bin, name), args, { stdio: ["ignore", fd, fd] });
+    const proc = spawn(join(name === "etcd" ? binaries.etcd : bin, name), args, {
+      stdio: ["ignore", fd, fd],
+    });
     closeSync(fd);
     procs.push(proc);
     return { proc, logFile };
@@ -194,7 +212,7 @@ export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane
       etcd.logFile,
     );
     timings["etcd"] = Date.now() - t;
-    log(`etcd ready in ${timings["etcd"]} ms`);
+    log(`etcd ready in ${timings["etcd"]} ms`, binaries.label);
 
     t = Date.now();
     const server = `https://127.0.0.1:${apiPort}`;
@@ -237,7 +255,7 @@ export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane
       api.logFile,
     );
     timings["apiserver"] = Date.now() - t;
-    log(`kube-apiserver ready in ${timings["apiserver"]} ms`);
+    log(`kube-apiserver ready in ${timings["apiserver"]} ms`, binaries.label);
 
     t = Date.now();
     const kubeconfig = join(dir, "kubeconfig");
@@ -267,6 +285,7 @@ export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane
     timings["total"] = Date.now() - started;
     log(
       `kube-controller-manager ready in ${timings["controllerManager"]} ms; control plane up in ${timings["total"]} ms (logs in ${dir})`,
+      binaries.label,
     );
     const pids = {
       etcd: etcd.proc.pid ?? 0,
@@ -280,6 +299,7 @@ export async function startControlPlane(node?: NodeAccess): Promise<ControlPlane
       ca,
       token,
       kubeconfig,
+      kubectl: join(bin, "kubectl"),
       dir,
       pids,
       timings,

@@ -25,15 +25,12 @@ import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
-import { pino } from "pino";
 import type { KubeObject } from "../../src/api/hook.js";
-import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { createApp } from "../../src/server/app.js";
-import { testPool } from "../support/pool.js";
 import { kubectl, root } from "../install/tools.js";
 import { serveV1alpha1, RESOURCE, V1, V2, type ConversionHook } from "./conversion-hook.js";
 import { waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";
+import { serveHook } from "./serve-hook.js";
 import { markPodsReady, waitRolledOut } from "./pods.js";
 import { cluster } from "./setup.js";
 
@@ -216,17 +213,9 @@ for (const { strategy, syncFirst } of RUNS) {
         metadata: { name: NS },
       });
       conversion = await serveV1alpha1(NS);
-      const app = createApp({
-        pool: testPool({ fieldManager: FIELD_MANAGER }),
-        catalog: loadCatalog(),
-        logger: pino({ level: "silent" }),
-      });
-      server = await new Promise<Server>((resolve) => {
-        const s = app.listen(0, "127.0.0.1", () => resolve(s));
-      });
-      const addr = server.address();
-      if (addr === null || typeof addr === "string") throw new Error("no hook address");
-      mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`, {
+      const hook = await serveHook(FIELD_MANAGER);
+      server = hook.server;
+      mc = new Metacontroller(kube(), hook.url, {
         applyStrategy: strategy,
         fieldManager: FIELD_MANAGER,
       });

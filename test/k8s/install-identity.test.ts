@@ -34,7 +34,7 @@ import {
 } from "../install/metacontroller-identity.js";
 import { root, thirdPartyCrdDir } from "../install/tools.js";
 import { freePort } from "../net.js";
-import { stopProcess } from "./cluster.js";
+import { stopProcess, type ControlPlane } from "./cluster.js";
 import { makeCertificates } from "./conversion-hook.js";
 import {
   copyTree,
@@ -50,7 +50,7 @@ import {
 } from "./install-run.js";
 import { Kube, restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller } from "./metacontroller.js";
-import { cluster } from "./setup.js";
+import { cluster, endTitle, ENDS } from "./setup.js";
 
 const MOVED: MetacontrollerIdentity = { namespace: "mc-system", serviceAccount: "mc-controller" };
 const APP_NS = "mc-identity-app";
@@ -80,8 +80,7 @@ interface PodSpec {
 }
 
 /** A token the API server issues for the ServiceAccount (TokenRequest), and a client that sends it. */
-async function signInAs(identity: MetacontrollerIdentity): Promise<Kube> {
-  const cp = cluster();
+async function signInAs(cp: ControlPlane, identity: MetacontrollerIdentity): Promise<Kube> {
   const res = await cp.kube.request<{ status: { token: string } }>({
     method: "POST",
     path: `/api/v1/namespaces/${identity.namespace}/serviceaccounts/${identity.serviceAccount}/token`,
@@ -128,305 +127,308 @@ function httpsStatus(url: string, ca: string): Promise<number> {
   });
 }
 
-describe("install: Metacontroller in another namespace and ServiceAccount, set in the one place", function () {
-  this.timeout(300_000);
-  let work: string;
-  let tree: string;
-  let env: Record<string, string>;
-  let hook: { proc: ChildProcess; port: number; log: () => string } | undefined;
+for (const end of ENDS) {
+  describe(`${endTitle(end)}: install: Metacontroller in another namespace and ServiceAccount, set in the one place`, function () {
+    this.timeout(300_000);
+    let work: string;
+    let tree: string;
+    let env: Record<string, string>;
+    let hook: { proc: ChildProcess; port: number; log: () => string } | undefined;
 
-  before(async () => {
-    const kube = cluster().kube;
-    // The other install test (install.test.ts) may have just deleted them.
-    await gone(kube, "v1", "namespaces", NAMESPACES);
-    await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
-    work = mkdtempSync(join(tmpdir(), "llsd-install-identity-"));
-    env = kubectlEnv(work, cluster().kubeconfig);
-    // What installing Metacontroller elsewhere leaves: its namespace, its ServiceAccount there,
-    // its CompositeController CRD. The default namespace and ServiceAccount exist too, unused.
-    for (const identity of [MOVED, DEFAULT_IDENTITY]) {
-      await kube.mustCreate("v1", "namespaces", {
-        apiVersion: "v1",
-        kind: "Namespace",
-        metadata: { name: identity.namespace },
+    before(async () => {
+      const kube = cluster(end).kube;
+      // The other install test (install.test.ts) may have just deleted them.
+      await gone(kube, "v1", "namespaces", NAMESPACES);
+      await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
+      work = mkdtempSync(join(tmpdir(), "llsd-install-identity-"));
+      env = kubectlEnv(work, cluster(end).kubeconfig, cluster(end).kubectl);
+      // What installing Metacontroller elsewhere leaves: its namespace, its ServiceAccount there,
+      // its CompositeController CRD. The default namespace and ServiceAccount exist too, unused.
+      for (const identity of [MOVED, DEFAULT_IDENTITY]) {
+        await kube.mustCreate("v1", "namespaces", {
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name: identity.namespace },
+        });
+        await kube.mustCreate("v1", "serviceaccounts", {
+          apiVersion: "v1",
+          kind: "ServiceAccount",
+          metadata: { name: identity.serviceAccount, namespace: identity.namespace },
+        });
+      }
+      const crd = compositeControllerCrd() as KubeObject;
+      const res = await kube.apply(CRD_API, "customresourcedefinitions", crd, {
+        fieldManager: "llsd-test",
+        force: true,
       });
-      await kube.mustCreate("v1", "serviceaccounts", {
-        apiVersion: "v1",
-        kind: "ServiceAccount",
-        metadata: { name: identity.serviceAccount, namespace: identity.namespace },
-      });
-    }
-    const crd = compositeControllerCrd() as KubeObject;
-    const res = await kube.apply(CRD_API, "customresourcedefinitions", crd, {
-      fieldManager: "llsd-test",
-      force: true,
+      expect(res.status, JSON.stringify(res.body)).to.be.below(300);
+      const crds = runLines(
+        [
+          `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
+          `kubectl wait --for=condition=Established --timeout=60s ${THIRD_PARTY_CRDS.map((c) => `crd/${c}`).join(" ")}`,
+        ],
+        root,
+        env,
+      );
+      expect(crds.status, describeRun(crds)).to.equal(0);
+      tree = join(work, "tree");
+      copyTree(tree, ["manifests", "metacontroller", "examples/https"]);
+      setMetacontrollerIdentity(tree, MOVED);
     });
-    expect(res.status, JSON.stringify(res.body)).to.be.below(300);
-    const crds = runLines(
-      [
-        `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
-        `kubectl wait --for=condition=Established --timeout=60s ${THIRD_PARTY_CRDS.map((c) => `crd/${c}`).join(" ")}`,
-      ],
-      root,
-      env,
-    );
-    expect(crds.status, describeRun(crds)).to.equal(0);
-    tree = join(work, "tree");
-    copyTree(tree, ["manifests", "metacontroller", "examples/https"]);
-    setMetacontrollerIdentity(tree, MOVED);
-  });
 
-  after(async () => {
-    if (hook !== undefined) await stopProcess(hook.proc);
-    const kube = cluster().kube;
-    await kube.remove(CC_API, "compositecontrollers", undefined, "llsd-hook");
-    await kube.remove(API_VERSION, PLURAL, APP_NS, "llama");
-    for (const name of THIRD_PARTY_CRDS)
-      await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
-    for (const ns of NAMESPACES) await kube.remove("v1", "namespaces", undefined, ns);
-    for (const resource of ["clusterrolebindings", "clusterroles"])
-      await kube.remove(
+    after(async () => {
+      if (hook !== undefined) await stopProcess(hook.proc);
+      const kube = cluster(end).kube;
+      await kube.remove(CC_API, "compositecontrollers", undefined, "llsd-hook");
+      await kube.remove(API_VERSION, PLURAL, APP_NS, "llama");
+      for (const name of THIRD_PARTY_CRDS)
+        await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
+      for (const ns of NAMESPACES) await kube.remove("v1", "namespaces", undefined, ns);
+      for (const resource of ["clusterrolebindings", "clusterroles"])
+        await kube.remove(
+          "rbac.authorization.k8s.io/v1",
+          resource,
+          undefined,
+          "metacontroller-llsd-hook",
+        );
+      await gone(kube, "v1", "namespaces", NAMESPACES);
+      await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    it("the README's command, then the HTTPS lines, apply every object strictly and without a warning", () => {
+      const run = runLines([installCommand()], tree, env);
+      expect(run.status, describeRun(run)).to.equal(0);
+      expect(warnings(run), describeRun(run)).to.deep.equal([]);
+      const rendered = runLines(["kubectl kustomize manifests"], tree, env);
+      const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as KubeObject);
+      expect(objects.map((o) => o.metadata.name)).not.to.include("metacontroller-identity");
+      const applied = run.stdout.split("\n").filter((l) => l.endsWith(" serverside-applied"));
+      expect(applied, run.stdout).to.have.length(objects.length);
+
+      const https = runLines(httpsCommands(), tree, env);
+      expect(https.status, describeRun(https)).to.equal(0);
+      expect(warnings(https), describeRun(https)).to.deep.equal([]);
+    });
+
+    it("the ClusterRoleBinding names the new ServiceAccount, which may do all Metacontroller needs; the default one nothing", async () => {
+      const kube = cluster(end).kube;
+      const binding = (await kube.get(
         "rbac.authorization.k8s.io/v1",
-        resource,
+        "clusterrolebindings",
         undefined,
         "metacontroller-llsd-hook",
-      );
-    await gone(kube, "v1", "namespaces", NAMESPACES);
-    await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
-    rmSync(work, { recursive: true, force: true });
-  });
+      )) as KubeObject & { subjects: unknown[] };
+      expect(binding.subjects).to.deep.equal([
+        { kind: "ServiceAccount", name: MOVED.serviceAccount, namespace: MOVED.namespace },
+      ]);
+      const moved = await reviewNeeds(kube, serviceAccountUser(MOVED));
+      expect(moved.denied).to.deep.equal([]);
+      expect(moved.allowed).to.have.length(metacontrollerNeeds().length);
+      const old = await reviewNeeds(kube, serviceAccountUser(DEFAULT_IDENTITY));
+      expect(old.allowed).to.deep.equal([]);
+      // Half-moved does not count: the new name in the old namespace, and the reverse.
+      for (const half of [
+        { namespace: DEFAULT_IDENTITY.namespace, serviceAccount: MOVED.serviceAccount },
+        { namespace: MOVED.namespace, serviceAccount: DEFAULT_IDENTITY.serviceAccount },
+      ])
+        expect((await reviewNeeds(kube, serviceAccountUser(half))).allowed).to.deep.equal([]);
+    });
 
-  it("the README's command, then the HTTPS lines, apply every object strictly and without a warning", () => {
-    const run = runLines([installCommand()], tree, env);
-    expect(run.status, describeRun(run)).to.equal(0);
-    expect(warnings(run), describeRun(run)).to.deep.equal([]);
-    const rendered = runLines(["kubectl kustomize manifests"], tree, env);
-    const objects = parseAllDocuments(rendered.stdout).map((d) => d.toJS() as KubeObject);
-    expect(objects.map((o) => o.metadata.name)).not.to.include("metacontroller-identity");
-    const applied = run.stdout.split("\n").filter((l) => l.endsWith(" serverside-applied"));
-    expect(applied, run.stdout).to.have.length(objects.length);
-
-    const https = runLines(httpsCommands(), tree, env);
-    expect(https.status, describeRun(https)).to.equal(0);
-    expect(warnings(https), describeRun(https)).to.deep.equal([]);
-  });
-
-  it("the ClusterRoleBinding names the new ServiceAccount, which may do all Metacontroller needs; the default one nothing", async () => {
-    const kube = cluster().kube;
-    const binding = (await kube.get(
-      "rbac.authorization.k8s.io/v1",
-      "clusterrolebindings",
-      undefined,
-      "metacontroller-llsd-hook",
-    )) as KubeObject & { subjects: unknown[] };
-    expect(binding.subjects).to.deep.equal([
-      { kind: "ServiceAccount", name: MOVED.serviceAccount, namespace: MOVED.namespace },
-    ]);
-    const moved = await reviewNeeds(kube, serviceAccountUser(MOVED));
-    expect(moved.denied).to.deep.equal([]);
-    expect(moved.allowed).to.have.length(metacontrollerNeeds().length);
-    const old = await reviewNeeds(kube, serviceAccountUser(DEFAULT_IDENTITY));
-    expect(old.allowed).to.deep.equal([]);
-    // Half-moved does not count: the new name in the old namespace, and the reverse.
-    for (const half of [
-      { namespace: DEFAULT_IDENTITY.namespace, serviceAccount: MOVED.serviceAccount },
-      { namespace: MOVED.namespace, serviceAccount: DEFAULT_IDENTITY.serviceAccount },
-    ])
-      expect((await reviewNeeds(kube, serviceAccountUser(half))).allowed).to.deep.equal([]);
-  });
-
-  it("the NetworkPolicy admits the hook's port from Metacontroller's namespace and no other", async () => {
-    const kube = cluster().kube;
-    const policy = (await kube.get(
-      "networking.k8s.io/v1",
-      "networkpolicies",
-      "llsd-hook",
-      "llsd-hook",
-    )) as KubeObject & {
-      spec: {
-        ingress: {
-          from: { namespaceSelector?: { matchLabels: Record<string, string> } }[];
-          ports: { port: string }[];
-        }[];
+    it("the NetworkPolicy admits the hook's port from Metacontroller's namespace and no other", async () => {
+      const kube = cluster(end).kube;
+      const policy = (await kube.get(
+        "networking.k8s.io/v1",
+        "networkpolicies",
+        "llsd-hook",
+        "llsd-hook",
+      )) as KubeObject & {
+        spec: {
+          ingress: {
+            from: { namespaceSelector?: { matchLabels: Record<string, string> } }[];
+            ports: { port: string }[];
+          }[];
+        };
       };
-    };
-    const rules = policy.spec.ingress.filter((r) => r.ports.some((p) => p.port === "http"));
-    expect(rules).to.have.length(1);
-    const selectors = rules[0]!.from.map((f) => f.namespaceSelector?.matchLabels);
-    expect(selectors).to.have.length(1);
-    // The namespaces the API server lists for that selector.
-    const labelSelector = Object.entries(selectors[0]!)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(",");
-    const selected = await kube.list("v1", "namespaces", undefined, labelSelector);
-    expect(selected.map((n) => n.metadata.name)).to.deep.equal([MOVED.namespace]);
-  });
-
-  it("syncs succeed: Metacontroller's stand-in, signed in as the new ServiceAccount, syncs a resource through the hook over HTTPS", async () => {
-    const kube = cluster().kube;
-    const dir = join(work, "hook");
-    mkdirSync(dir);
-
-    // cert-manager's part: the Secret the serving Certificate names, with its CA.
-    const certificate = (await kube.get(
-      "cert-manager.io/v1",
-      "certificates",
-      "llsd-hook",
-      "llsd-hook-tls",
-    )) as KubeObject & { spec: { secretName: string } };
-    const pki = join(work, "pki");
-    mkdirSync(pki);
-    makeCertificates(pki);
-    const pem = (f: string) => readFileSync(join(pki, f)).toString("base64");
-    await kube.mustCreate("v1", "secrets", {
-      apiVersion: "v1",
-      kind: "Secret",
-      type: "kubernetes.io/tls",
-      metadata: { name: certificate.spec.secretName, namespace: "llsd-hook" },
-      data: { "tls.crt": pem("tls.crt"), "tls.key": pem("tls.key"), "ca.crt": pem("ca.crt") },
+      const rules = policy.spec.ingress.filter((r) => r.ports.some((p) => p.port === "http"));
+      expect(rules).to.have.length(1);
+      const selectors = rules[0]!.from.map((f) => f.namespaceSelector?.matchLabels);
+      expect(selectors).to.have.length(1);
+      // The namespaces the API server lists for that selector.
+      const labelSelector = Object.entries(selectors[0]!)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(",");
+      const selected = await kube.list("v1", "namespaces", undefined, labelSelector);
+      expect(selected.map((n) => n.metadata.name)).to.deep.equal([MOVED.namespace]);
     });
 
-    // The kubelet's part: the hook process as the applied Deployment describes it.
-    const deployment = (await kube.get(
-      "apps/v1",
-      "deployments",
-      "llsd-hook",
-      "llsd-hook",
-    )) as KubeObject & { spec: { template: { spec: PodSpec } } };
-    const pod = deployment.spec.template.spec;
-    const container = pod.containers.find((c) => c.name === "hook")!;
-    const mounts = container.volumeMounts ?? [];
-    for (const m of mounts) {
-      const volume = pod.volumes?.find((v) => v.name === m.name);
-      const data: Record<string, string> = {};
-      if (volume?.secret !== undefined) {
-        const s = (await kube.get(
-          "v1",
-          "secrets",
-          "llsd-hook",
-          volume.secret.secretName,
-        )) as KubeObject & { data: Record<string, string> };
-        for (const [k, v] of Object.entries(s.data)) data[k] = Buffer.from(v, "base64").toString();
-      } else if (volume?.configMap !== undefined) {
-        const c = (await kube.get(
-          "v1",
-          "configmaps",
-          "llsd-hook",
-          volume.configMap.name,
-        )) as KubeObject & { data: Record<string, string> };
-        Object.assign(data, c.data);
-      } else throw new Error(`volume ${m.name}: neither a Secret nor a ConfigMap`);
-      mkdirSync(join(dir, m.mountPath), { recursive: true });
-      for (const [k, v] of Object.entries(data)) writeFileSync(join(dir, m.mountPath, k), v);
-    }
-    const local = (value: string) =>
-      mounts.some((m) => value.startsWith(`${m.mountPath}/`)) ? join(dir, value) : value;
-    const port = await freePort();
-    const hookEnv: Record<string, string> = { PATH: process.env["PATH"] ?? "" };
-    for (const e of container.env ?? []) hookEnv[e.name] = local(e.value ?? "");
-    expect(Object.keys(hookEnv)).to.include.members([
-      "TLS_CERT_FILE",
-      "TLS_KEY_FILE",
-      "HOOK_TOKEN_FILE",
-    ]);
-    hookEnv["PORT"] = String(port);
-    hookEnv["METRICS_PORT"] = String(await freePort());
-    hookEnv["API_SERVER_PORT"] = String(await freePort());
-    let out = "";
-    const proc = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
-      cwd: root,
-      env: hookEnv,
-    });
-    proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
-    proc.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    hook = { proc, port, log: () => out };
-    const hookUrl = `https://127.0.0.1:${port}`;
-    const ca = readFileSync(join(pki, "ca.crt"), "utf8");
-    await waitFor(
-      "the hook to answer /readyz over HTTPS",
-      async () =>
-        (await httpsStatus(`${hookUrl}/readyz`, ca).catch(() => 0)) === 200 ? true : undefined,
-      60_000,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\nthe hook's log:\n${out}`);
-    });
+    it("syncs succeed: Metacontroller's stand-in, signed in as the new ServiceAccount, syncs a resource through the hook over HTTPS", async () => {
+      const kube = cluster(end).kube;
+      const dir = join(work, "hook");
+      mkdirSync(dir);
 
-    // Metacontroller, signed in as the new ServiceAccount, resolves the applied
-    // CompositeController's caBundle and authorization from their Secrets.
-    const asMoved = await signInAs(MOVED);
-    expect(await whoAmI(asMoved)).to.equal(serviceAccountUser(MOVED));
-    const cc = (await kube.get(
-      CC_API,
-      "compositecontrollers",
-      undefined,
-      "llsd-hook",
-    )) as KubeObject & { spec: { hooks: Record<"sync" | "customize", { webhook: Webhook }> } };
-    const resolved = [];
-    for (const name of ["sync", "customize"] as const) {
-      const webhook = cc.spec.hooks[name].webhook;
-      const auth = webhook.authorization!;
-      resolved.push({
-        caBundle: await secretKey(asMoved, webhook.caBundle!.secretRef!, "ca.crt"),
-        authorization: `${auth.type ?? "Bearer"} ${(await secretKey(asMoved, auth.secretRef, "")).trim()}`,
+      // cert-manager's part: the Secret the serving Certificate names, with its CA.
+      const certificate = (await kube.get(
+        "cert-manager.io/v1",
+        "certificates",
+        "llsd-hook",
+        "llsd-hook-tls",
+      )) as KubeObject & { spec: { secretName: string } };
+      const pki = join(work, "pki");
+      mkdirSync(pki);
+      makeCertificates(pki);
+      const pem = (f: string) => readFileSync(join(pki, f)).toString("base64");
+      await kube.mustCreate("v1", "secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        type: "kubernetes.io/tls",
+        metadata: { name: certificate.spec.secretName, namespace: "llsd-hook" },
+        data: { "tls.crt": pem("tls.crt"), "tls.key": pem("tls.key"), "ca.crt": pem("ca.crt") },
       });
-    }
-    expect(resolved[1]).to.deep.equal(resolved[0]);
-    const webhook = resolved[0]!;
-    expect(webhook.caBundle).to.equal(ca);
 
-    await kube.mustCreate("v1", "namespaces", restrictedNamespace(APP_NS));
-    await kube.mustCreate("v1", "secrets", {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "vllm-creds", namespace: APP_NS },
-      stringData: { token: "not-a-real-key" },
-    });
-    const minimal = parseAllDocuments(
-      readFileSync(join(root, "examples", "minimal.yaml"), "utf8"),
-    )[0]!.toJS() as KubeObject;
-    await kube.mustCreate(API_VERSION, PLURAL, {
-      ...minimal,
-      metadata: { ...minimal.metadata, namespace: APP_NS },
-    });
+      // The kubelet's part: the hook process as the applied Deployment describes it.
+      const deployment = (await kube.get(
+        "apps/v1",
+        "deployments",
+        "llsd-hook",
+        "llsd-hook",
+      )) as KubeObject & { spec: { template: { spec: PodSpec } } };
+      const pod = deployment.spec.template.spec;
+      const container = pod.containers.find((c) => c.name === "hook")!;
+      const mounts = container.volumeMounts ?? [];
+      for (const m of mounts) {
+        const volume = pod.volumes?.find((v) => v.name === m.name);
+        const data: Record<string, string> = {};
+        if (volume?.secret !== undefined) {
+          const s = (await kube.get(
+            "v1",
+            "secrets",
+            "llsd-hook",
+            volume.secret.secretName,
+          )) as KubeObject & { data: Record<string, string> };
+          for (const [k, v] of Object.entries(s.data))
+            data[k] = Buffer.from(v, "base64").toString();
+        } else if (volume?.configMap !== undefined) {
+          const c = (await kube.get(
+            "v1",
+            "configmaps",
+            "llsd-hook",
+            volume.configMap.name,
+          )) as KubeObject & { data: Record<string, string> };
+          Object.assign(data, c.data);
+        } else throw new Error(`volume ${m.name}: neither a Secret nor a ConfigMap`);
+        mkdirSync(join(dir, m.mountPath), { recursive: true });
+        for (const [k, v] of Object.entries(data)) writeFileSync(join(dir, m.mountPath, k), v);
+      }
+      const local = (value: string) =>
+        mounts.some((m) => value.startsWith(`${m.mountPath}/`)) ? join(dir, value) : value;
+      const port = await freePort();
+      const hookEnv: Record<string, string> = { PATH: process.env["PATH"] ?? "" };
+      for (const e of container.env ?? []) hookEnv[e.name] = local(e.value ?? "");
+      expect(Object.keys(hookEnv)).to.include.members([
+        "TLS_CERT_FILE",
+        "TLS_KEY_FILE",
+        "HOOK_TOKEN_FILE",
+      ]);
+      hookEnv["PORT"] = String(port);
+      hookEnv["METRICS_PORT"] = String(await freePort());
+      hookEnv["API_SERVER_PORT"] = String(await freePort());
+      let out = "";
+      const proc = spawn(process.execPath, ["--import", "tsx", "src/server/main.ts"], {
+        cwd: root,
+        env: hookEnv,
+      });
+      proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
+      proc.stderr.on("data", (b: Buffer) => (out += b.toString()));
+      hook = { proc, port, log: () => out };
+      const hookUrl = `https://127.0.0.1:${port}`;
+      const ca = readFileSync(join(pki, "ca.crt"), "utf8");
+      await waitFor(
+        "the hook to answer /readyz over HTTPS",
+        async () =>
+          (await httpsStatus(`${hookUrl}/readyz`, ca).catch(() => 0)) === 200 ? true : undefined,
+        60_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\nthe hook's log:\n${out}`);
+      });
 
-    // Without the token, the hook refuses; as the default ServiceAccount, the API server does.
-    const noToken = new Metacontroller(asMoved, hookUrl, {
-      webhook: { caBundle: webhook.caBundle },
-    });
-    const refused = await noToken.sync(APP_NS, "llama").then(
-      () => "synced",
-      (err: Error) => err.message,
-    );
-    expect(refused).to.equal("/customize answered 401");
-    const asDefault = await signInAs(DEFAULT_IDENTITY);
-    const forbidden = await new Metacontroller(asDefault, hookUrl, { webhook })
-      .sync(APP_NS, "llama")
-      .then(
+      // Metacontroller, signed in as the new ServiceAccount, resolves the applied
+      // CompositeController's caBundle and authorization from their Secrets.
+      const asMoved = await signInAs(cluster(end), MOVED);
+      expect(await whoAmI(asMoved)).to.equal(serviceAccountUser(MOVED));
+      const cc = (await kube.get(
+        CC_API,
+        "compositecontrollers",
+        undefined,
+        "llsd-hook",
+      )) as KubeObject & { spec: { hooks: Record<"sync" | "customize", { webhook: Webhook }> } };
+      const resolved = [];
+      for (const name of ["sync", "customize"] as const) {
+        const webhook = cc.spec.hooks[name].webhook;
+        const auth = webhook.authorization!;
+        resolved.push({
+          caBundle: await secretKey(asMoved, webhook.caBundle!.secretRef!, "ca.crt"),
+          authorization: `${auth.type ?? "Bearer"} ${(await secretKey(asMoved, auth.secretRef, "")).trim()}`,
+        });
+      }
+      expect(resolved[1]).to.deep.equal(resolved[0]);
+      const webhook = resolved[0]!;
+      expect(webhook.caBundle).to.equal(ca);
+
+      await kube.mustCreate("v1", "namespaces", restrictedNamespace(APP_NS));
+      await kube.mustCreate("v1", "secrets", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "vllm-creds", namespace: APP_NS },
+        stringData: { token: "not-a-real-key" },
+      });
+      const minimal = parseAllDocuments(
+        readFileSync(join(root, "examples", "minimal.yaml"), "utf8"),
+      )[0]!.toJS() as KubeObject;
+      await kube.mustCreate(API_VERSION, PLURAL, {
+        ...minimal,
+        metadata: { ...minimal.metadata, namespace: APP_NS },
+      });
+
+      // Without the token, the hook refuses; as the default ServiceAccount, the API server does.
+      const noToken = new Metacontroller(asMoved, hookUrl, {
+        webhook: { caBundle: webhook.caBundle },
+      });
+      const refused = await noToken.sync(APP_NS, "llama").then(
         () => "synced",
         (err: Error) => err.message,
       );
-    expect(forbidden)
-      .to.match(/HTTP 403/)
-      .and.to.include(serviceAccountUser(DEFAULT_IDENTITY));
+      expect(refused).to.equal("/customize answered 401");
+      const asDefault = await signInAs(cluster(end), DEFAULT_IDENTITY);
+      const forbidden = await new Metacontroller(asDefault, hookUrl, { webhook })
+        .sync(APP_NS, "llama")
+        .then(
+          () => "synced",
+          (err: Error) => err.message,
+        );
+      expect(forbidden)
+        .to.match(/HTTP 403/)
+        .and.to.include(serviceAccountUser(DEFAULT_IDENTITY));
 
-    const mc = new Metacontroller(asMoved, hookUrl, { webhook });
-    const rounds = await mc.reconcile(APP_NS, "llama");
-    const first = rounds[0]!;
-    expect(first.httpStatus, JSON.stringify(first.body)).to.equal(200);
-    expect(first.errors).to.deep.equal([]);
-    expect(first.created).to.include.members([
-      "Deployment/llama",
-      "Service/llama-service",
-      "ServiceAccount/llama-sa",
-    ]);
-    expect(first.statusWritten).to.equal(true);
-    const parent = (await kube.get(API_VERSION, PLURAL, APP_NS, "llama")) as KubeObject & {
-      status?: { phase?: string; observedGeneration?: number };
-    };
-    expect(parent.status?.phase).to.equal("Initializing");
-    expect(parent.status?.observedGeneration).to.equal(parent.metadata.generation);
-    const made = await kube.get("apps/v1", "deployments", APP_NS, "llama");
-    expect(made?.metadata.uid).to.be.a("string");
-    expect(hook.log()).not.to.include("not-a-real-key");
+      const mc = new Metacontroller(asMoved, hookUrl, { webhook });
+      const rounds = await mc.reconcile(APP_NS, "llama");
+      const first = rounds[0]!;
+      expect(first.httpStatus, JSON.stringify(first.body)).to.equal(200);
+      expect(first.errors).to.deep.equal([]);
+      expect(first.created).to.include.members([
+        "Deployment/llama",
+        "Service/llama-service",
+        "ServiceAccount/llama-sa",
+      ]);
+      expect(first.statusWritten).to.equal(true);
+      const parent = (await kube.get(API_VERSION, PLURAL, APP_NS, "llama")) as KubeObject & {
+        status?: { phase?: string; observedGeneration?: number };
+      };
+      expect(parent.status?.phase).to.equal("Initializing");
+      expect(parent.status?.observedGeneration).to.equal(parent.metadata.generation);
+      const made = await kube.get("apps/v1", "deployments", APP_NS, "llama");
+      expect(made?.metadata.uid).to.be.a("string");
+      expect(hook.log()).not.to.include("not-a-real-key");
+    });
   });
-});
+}

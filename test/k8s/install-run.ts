@@ -21,11 +21,18 @@ export interface Run {
   stderr: string;
 }
 
-/** A PATH with only the suite's kubectl beside the system tools, and a HOME of its own (no ~/.kube, no kuberc), under `work`. */
-export function kubectlEnv(work: string, kubeconfig: string): Record<string, string> {
+/**
+ * A PATH with only the suite's kubectl (or `kubectlPath`, another release's) beside the system
+ * tools, and a HOME of its own (no ~/.kube, no kuberc), under `work`.
+ */
+export function kubectlEnv(
+  work: string,
+  kubeconfig: string,
+  kubectlPath = kubectl(),
+): Record<string, string> {
   mkdirSync(join(work, "bin"));
   mkdirSync(join(work, "home"));
-  symlinkSync(kubectl(), join(work, "bin", "kubectl"));
+  symlinkSync(kubectlPath, join(work, "bin", "kubectl"));
   return {
     PATH: `${join(work, "bin")}:/usr/bin:/bin`,
     HOME: join(work, "home"),

@@ -10,15 +10,12 @@
 import { expect } from "chai";
 import type { Server } from "node:http";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
-import { pino } from "pino";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
-import { createApp } from "../../src/server/app.js";
-import { testPool } from "../support/pool.js";
-import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";
+import { serveHook } from "./serve-hook.js";
 import { waitRolledOut as rolledOut } from "./pods.js";
 import { cluster } from "./setup.js";
 
@@ -118,17 +115,9 @@ for (const strategy of ["dynamic-apply", "server-side-apply"] as ApplyStrategy[]
     const waitRolledOut = () => rolledOut(kube(), NS, NAME, "app.kubernetes.io/instance=" + NAME);
 
     before(async () => {
-      const app = createApp({
-        pool: testPool({ fieldManager: FIELD_MANAGER }),
-        catalog: loadCatalog(),
-        logger: pino({ level: "silent" }),
-      });
-      server = await new Promise<Server>((resolve) => {
-        const s = app.listen(0, "127.0.0.1", () => resolve(s));
-      });
-      const addr = server.address();
-      if (addr === null || typeof addr === "string") throw new Error("no hook address");
-      mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`, {
+      const hook = await serveHook(FIELD_MANAGER);
+      server = hook.server;
+      mc = new Metacontroller(kube(), hook.url, {
         applyStrategy: strategy,
         fieldManager: FIELD_MANAGER,
       });

@@ -43,6 +43,9 @@ import { CHILD_TYPES, groupKey, RELATED_TYPES } from "../../src/children/types.j
 import { canonicalJson } from "../../src/lib/json.js";
 import { collectionPath, type Kube, type Status } from "./kube.js";
 
+/** The Metacontroller release this stand-in's behaviour was read from (the README's support table names it). */
+export const METACONTROLLER_VERSION = "v4.17.2";
+
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
 

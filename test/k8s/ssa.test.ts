@@ -19,18 +19,15 @@
 //   - a running cluster switched back from server-side apply to dynamic apply.
 import { expect } from "chai";
 import type { Server } from "node:http";
-import { pino } from "pino";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
-import { createApp } from "../../src/server/app.js";
-import { testPool } from "../support/pool.js";
-import { loadCatalog } from "../../src/edge/load-catalog.js";
 import { loadCases, runCase } from "../golden/harness.js";
 import { restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
 import { Metacontroller, ssaPayload, type SyncRound } from "./metacontroller.js";
+import { serveHook } from "./serve-hook.js";
 import { cluster } from "./setup.js";
 
 const FIELD_MANAGER = "metacontroller";
@@ -175,23 +172,6 @@ async function keepDryRunChanges(
     return problems;
   }
   return [`${at}: kept changing while it was checked`];
-}
-
-/** The hook on a loopback port; `fieldManager` undefined leaves createApp's default. */
-async function serveHook(
-  fieldManager: string | undefined = FIELD_MANAGER,
-): Promise<{ server: Server; url: string }> {
-  const app = createApp({
-    pool: testPool(fieldManager === undefined ? {} : { fieldManager }),
-    catalog: loadCatalog(),
-    logger: pino({ level: "silent" }),
-  });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const addr = server.address();
-  if (addr === null || typeof addr === "string") throw new Error("no hook address");
-  return { server, url: `http://127.0.0.1:${addr.port}` };
 }
 
 describe("server-side apply: the hook's keep projection of every golden child changes nothing", function () {
@@ -446,7 +426,7 @@ describe("switching a running cluster from dynamic apply to server-side apply", 
   }
 
   before(async () => {
-    ({ server, url } = await serveHook());
+    ({ server, url } = await serveHook(FIELD_MANAGER));
     await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
     await kube().mustCreate("v1", "secrets", {
       apiVersion: "v1",
@@ -785,7 +765,7 @@ describe("switching a running cluster back from server-side apply to dynamic app
   });
 
   before(async () => {
-    ({ server, url } = await serveHook());
+    ({ server, url } = await serveHook(FIELD_MANAGER));
   });
 
   after(async () => {

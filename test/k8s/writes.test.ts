@@ -5,13 +5,10 @@
 // Deployment controller; the pods are marked ready as a kubelet would.
 import { expect } from "chai";
 import type { Server } from "node:http";
-import { pino } from "pino";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
-import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { createApp } from "../../src/server/app.js";
-import { testPool } from "../support/pool.js";
 import { restrictedNamespace, waitFor } from "./kube.js";
 import { Metacontroller, type SyncRound } from "./metacontroller.js";
+import { serveHook } from "./serve-hook.js";
 import { waitRolledOut } from "./pods.js";
 import { cluster } from "./setup.js";
 
@@ -53,17 +50,9 @@ describe("writes per parent, through the stand-in Metacontroller and the real AP
   const rolledOut = () => waitRolledOut(kube(), NS, NAME, `app.kubernetes.io/instance=${NAME}`);
 
   before(async () => {
-    const app = createApp({
-      pool: testPool(),
-      catalog: loadCatalog(),
-      logger: pino({ level: "silent" }),
-    });
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
-    });
-    const addr = server.address();
-    if (addr === null || typeof addr === "string") throw new Error("no hook address");
-    mc = new Metacontroller(kube(), `http://127.0.0.1:${addr.port}`);
+    const hook = await serveHook();
+    server = hook.server;
+    mc = new Metacontroller(kube(), hook.url);
     await kube().mustCreate("v1", "namespaces", restrictedNamespace(NS));
     await kube().mustCreate("v1", "secrets", {
       apiVersion: "v1",

@@ -10,8 +10,10 @@
 # What it reproduces (sources in test/node/README.md, "The image contract"):
 #   - the base: python:3.12's /usr/local (pyenv's 3.12 copied there) on the
 #     host's shared libraries, busybox for /bin/sh; a stand-in for python:3.12-slim;
-#   - no USER (uid 0 unless the pod says otherwise), WORKDIR /app;
-#   - /app, /.ogx and /.cache group-writable (mkdir + chmod -R g+rw);
+#   - the USER and ENV HOME of the release's own containers/Containerfile, read
+#     from its source distribution on PyPI (1.4.1 and 1.5.0: USER 1001, HOME=/;
+#     ogx PR #6319), WORKDIR /app; /app, /.ogx and /.cache group-writable and
+#     owned by that user, group root (mkdir, chmod -R g+rw, chown -R 1001:0);
 #   - ENV TIKTOKEN_CACHE_DIR=/.cache/tiktoken holding cl100k_base, DISTRO_NAME=starter, RUN_CONFIG_PATH
 #     empty; the entrypoint's fallback to DISTRO_NAME and --insecure (1.2.1 on);
 #   - the package from the same lock file as the test venvs
@@ -142,14 +144,29 @@ mkdir -p "$R/etc/ssl/certs"
 printf 'hosts: files dns\n' > "$R/etc/nsswitch.conf"
 : > "$R/etc/hosts" && : > "$R/etc/resolv.conf"
 
-# 5. The Containerfile's own steps: entrypoint, directories, modes.
+# 5. The Containerfile's own steps: entrypoint, directories, modes, owners and user,
+#    these two read from the release's Containerfile (its source distribution on PyPI).
+log "reading the $RELEASE Containerfile from its source distribution ($(($(date +%s) - START))s)"
+"$VENV/bin/python" -m pip download -q --no-deps --no-binary :all: --disable-pip-version-check \
+  -d "$WORK/sdist" "ogx==$RELEASE"
+tar -xzf "$WORK/sdist/ogx-$RELEASE.tar.gz" -C "$WORK/sdist" "ogx-$RELEASE/containers/Containerfile"
+CONTAINERFILE="$WORK/sdist/ogx-$RELEASE/containers/Containerfile"
+IMAGE_USER=$(sed -n 's/^USER \([0-9][0-9]*\)[[:space:]]*$/\1/p' "$CONTAINERFILE" | tail -n1)
+IMAGE_HOME=$(sed -n 's/^ENV HOME=\([^[:space:]]*\)[[:space:]]*$/\1/p' "$CONTAINERFILE" | tail -n1)
+grep -q '^USER ' "$CONTAINERFILE" && [ -z "$IMAGE_USER" ] &&
+  { log "the $RELEASE Containerfile names a USER that is not a uid: $(grep '^USER ' "$CONTAINERFILE")"; exit 1; }
+log "  USER ${IMAGE_USER:-(none)}, HOME ${IMAGE_HOME:-(unset)}"
 sed "s|@INSECURE@|$INSECURE|g" "$HERE/image/ogx-entrypoint.sh" > "$R/usr/local/bin/ogx-entrypoint.sh"
 chmod 0755 "$R/usr/local/bin/ogx-entrypoint.sh"
 chmod -R g+rw "$R/app" "$R/.ogx" "$R/.cache"
+[ -z "$IMAGE_USER" ] || chown -R "$IMAGE_USER:0" "$R/app" "$R/.ogx" "$R/.cache"
 
+HOME_ENV=""
+[ -z "$IMAGE_HOME" ] || HOME_ENV=", \"HOME=$IMAGE_HOME\""
 cat > "$WORK/config.json" <<JSON
 {
   "Entrypoint": ["/usr/local/bin/ogx-entrypoint.sh"],
+  "User": "$IMAGE_USER",
   "WorkingDir": "/app",
   "Env": [
     "PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -160,7 +177,7 @@ cat > "$WORK/config.json" <<JSON
     "CLI_NAME=ogx",
     "DISTRO_NAME=$DISTRO",
     "RUN_CONFIG_PATH=",
-    "TIKTOKEN_CACHE_DIR=/.cache/tiktoken"
+    "TIKTOKEN_CACHE_DIR=/.cache/tiktoken"$HOME_ENV
   ],
   "Labels": {
     "org.opencontainers.image.title": "llsd-hook test stand-in for docker.io/ogxai/distribution-$DISTRO:$RELEASE",

@@ -1,8 +1,10 @@
 // Writes a one-layer OCI image layout archive (what `ctr images import` reads)
 // from a root filesystem directory, without a registry or a daemon:
 //   node --import tsx test/node/oci.ts ROOTFS NAME:TAG OUT.tar CONFIG.json
-// The layer is an uncompressed tar made with fixed owner and mtime, so the same
-// rootfs gives the same digests. The index names the image through the
+// The layer is an uncompressed tar made with fixed owners and mtime, so the same
+// rootfs gives the same digests: every file is root's, but for those the image's
+// numeric USER (config.User, e.g. "1001") owns in the rootfs, which keep it
+// (group root), as a Containerfile's `chown -R 1001:0` leaves them. The index names the image through the
 // `io.containerd.image.name` annotation, so the import needs no tag step.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -47,6 +49,12 @@ function tar(args: string[]): void {
   );
 }
 
+/** The uid of a numeric USER ("1001", "1001:0"); undefined for none or a name. */
+function numericUser(config: Record<string, unknown>): number | undefined {
+  const m = /^(\d+)(?::\d+)?$/.exec(typeof config["User"] === "string" ? config["User"] : "");
+  return m === null ? undefined : Number(m[1]);
+}
+
 export async function writeOciArchive(
   rootfs: string,
   name: string,
@@ -57,7 +65,11 @@ export async function writeOciArchive(
   try {
     mkdirSync(join(work, "blobs", "sha256"), { recursive: true });
     const layerFile = join(work, "layer.tar");
-    tar(["--xattrs", "-C", rootfs, "-cf", layerFile, "."]);
+    const user = numericUser(config);
+    const ownerMap = join(work, "owners");
+    // tar's owner map: the USER's files keep their uid; --owner=0 takes the rest.
+    writeFileSync(ownerMap, user === undefined ? "" : `+${user} +${user}\n`);
+    tar(["--xattrs", `--owner-map=${ownerMap}`, "-C", rootfs, "-cf", layerFile, "."]);
     const layer = await putBlob(work, layerFile, "application/vnd.oci.image.layer.v1.tar");
     const configFile = join(work, "config.json");
     writeFileSync(

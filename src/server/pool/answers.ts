@@ -42,16 +42,20 @@ export interface Figures {
 export const poolAnswers = {
   shuttingDown: (route: Route): Answer => unavailable(route, serverMsg.shuttingDown),
 
-  /** It waited its whole time for a worker. */
-  noFreeWorker(job: Pending, f: Figures): Answer {
+  /**
+   * It waited its whole time for a worker: because its tenant holds `share`
+   * workers, the most it may, when `share` is given; else because every
+   * worker was busy with others.
+   */
+  noFreeWorker(job: Pending, f: Figures, share?: number): Answer {
     const text =
-      job.tenant === undefined
+      job.tenant === undefined || share === undefined
         ? serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers, job.request.route)
         : serverMsg.tenantHoldsItsShare(
             subject(job),
             f.waitMs,
             tenantName(job.tenant),
-            f.share,
+            share,
             f.workers,
             job.request.route,
           );

@@ -1,4 +1,4 @@
-// npm run bench -- 11: the bounds the tests check by outcome, not by time.
+// npm run bench -- 12: the bounds the tests check by outcome, not by time.
 //   - the client timeouts as the hook starts (node dist/server/main.js,
 //     defaults): seconds from connecting until the hook cuts a client stalled
 //     in its headers (limit 10 s), one trickling its body to /convert above the
@@ -86,7 +86,7 @@ function benchBoundedYaml(): void {
 }
 
 export async function benchBounds(): Promise<void> {
-  console.log("\n11. bounds the tests check by outcome: client timeouts, hostile YAML");
+  console.log("\n12. bounds the tests check by outcome: client timeouts, hostile YAML");
   await benchClientTimeouts();
   benchBoundedYaml();
 }

@@ -21,11 +21,16 @@
 //      syncs: failed syncs, and each old pod's SIGTERM → exit
 //      (scripts/bench-restart.ts; needs root and the node, else SKIPPED).
 //   9. one hostile tenant beside typical parents, and the memory with the
-//      body budget full and every worker busy (scripts/bench-tenant.ts): the
-//      one section with a target, exiting non-zero when it is missed.
+//      body budget full and every worker busy (scripts/bench-tenant.ts): a
+//      section with a target, exiting non-zero when it is missed.
 //  10. the per-parent series (src/server/condition-metrics.ts) of 1,000 Ready
 //      parents: series by family, /metrics bytes, the time to render a scrape.
-//  11. bounds the tests check by outcome, not by time: how soon the hook cuts
+//  11. the admission webhook: POST /validate (on the API server's port, as
+//      main.ts serves it) beside a /sync the response cache cannot answer, for
+//      a typical and a large parent, interleaved, one keep-alive connection to
+//      each port, one worker pool; a target (/validate within 1.5× of that /sync), exiting
+//      non-zero when it is missed.
+//  12. bounds the tests check by outcome, not by time: how soon the hook cuts
 //      stalled clients at its default timeouts, and the bounded YAML reader on
 //      hostile text (scripts/bench-bounds.ts).
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
@@ -48,8 +53,10 @@ import { generateConfig } from "../src/config/generate.js";
 import { isoSeconds } from "../src/edge/clock.js";
 import { loadCatalog } from "../src/edge/load-catalog.js";
 import { createApp } from "../src/server/app.js";
+import { API_SERVER_CLASS } from "../src/server/classes.js";
 import { createMetrics } from "../src/server/metrics.js";
 import { memoize } from "../src/server/memo.js";
+import type { Pool } from "../src/server/pool/index.js";
 import { sync } from "../src/sync.js";
 import { buildRequest, type CaseFile } from "../test/support/harness.js";
 import { testPool } from "../test/support/pool.js";
@@ -468,6 +475,17 @@ function floorApp(answers: Map<string, Buffer>) {
   return app;
 }
 
+/** `handler` listening on a free port of 127.0.0.1 once `pool`'s workers are up, and one keep-alive connection to it. */
+async function serve(handler: http.RequestListener, pool: Pool) {
+  const server = http.createServer(handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  await pool.ready();
+  const port = (server.address() as AddressInfo).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  return { server, port, agent };
+}
+
 async function benchHttp(): Promise<void> {
   let hits = 0;
   const counter = new Writable({
@@ -488,7 +506,7 @@ async function benchHttp(): Promise<void> {
   const answers = new Map<string, Buffer>();
   const floor = floorApp(answers);
   // One server, one connection: the floor and both hooks differ only in what runs for a request.
-  const server = http.createServer((req, res) => {
+  const { server, port, agent } = await serve((req, res) => {
     const url = req.url ?? "";
     if (url.startsWith("/floor/")) return floor(req, res);
     if (url.startsWith("/uncached/")) {
@@ -496,12 +514,7 @@ async function benchHttp(): Promise<void> {
       return uncached(req, res);
     }
     return hook(req, res);
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  await pool.ready();
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  }, pool);
 
   const parents: { name: string; make: (salt: string) => unknown; n: number }[] = [
     { name: "typical", make: (s) => typicalSpec(s), n: 500 },
@@ -609,12 +622,7 @@ async function benchParentSeries(count = 1000, scrapes = 20): Promise<void> {
   const metrics = createMetrics({ processMetrics: true });
   const pool = testPool();
   const hook = createApp({ pool, catalog, logger: pino({ level: "silent" }), metrics });
-  const server = http.createServer(hook);
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  await pool.ready();
-  const port = (server.address() as AddressInfo).port;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const { server, port, agent } = await serve(hook, pool);
   const before = Buffer.byteLength(await metrics.exposition());
   const spec = typicalSpec();
   for (let i = 0; i < count; i++) {
@@ -721,6 +729,150 @@ function benchProcess(runs = 10): void {
   }
 }
 
+// ---------------------------------------------------------------- 11. admission
+
+/** The AdmissionReview the API server sends when `spec` replaces `previous` (an UPDATE the webhook checks). */
+function admissionReview(spec: unknown, previous: unknown, uid: string): string {
+  const object = (s: unknown) => ({
+    apiVersion: "llamastack.io/v1alpha2",
+    kind: "LlamaStackDistribution",
+    metadata: {
+      name: "llama",
+      namespace: "default",
+      uid: "uid-parent",
+      generation: 2,
+      resourceVersion: "42",
+    },
+    spec: s,
+  });
+  const kind = { group: "llamastack.io", version: "v1alpha2", kind: "LlamaStackDistribution" };
+  const resource = {
+    group: "llamastack.io",
+    version: "v1alpha2",
+    resource: "llamastackdistributions",
+  };
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind,
+      resource,
+      requestKind: kind,
+      requestResource: resource,
+      name: "llama",
+      namespace: "default",
+      operation: "UPDATE",
+      userInfo: { username: "alice", groups: ["system:authenticated"] },
+      object: object(spec),
+      oldObject: object(previous),
+      dryRun: false,
+      options: { apiVersion: "meta.k8s.io/v1", kind: "UpdateOptions" },
+    },
+  });
+}
+
+/** The target of section 11: /validate's p50 and p99 within this multiple of a cache-miss /sync's. */
+const ADMISSION_TARGET = 1.5;
+
+async function benchAdmission(): Promise<boolean> {
+  const pool = testPool();
+  const hook = createApp({
+    pool,
+    catalog,
+    logger: pino({ level: "silent" }),
+    cacheResponses: false,
+  });
+  // As main.ts serves them: /validate in the API server's class, on a port of its own, one pool.
+  const apiServer = createApp({
+    pool,
+    catalog,
+    logger: pino({ level: "silent" }),
+    endpoints: API_SERVER_CLASS,
+  });
+  const { server, port, agent } = await serve(hook, pool);
+  const webhook = await serve(apiServer, pool);
+  let uid = 0;
+  const validate = async (spec: unknown, previous: unknown) => {
+    const review = admissionReview(spec, previous, `u${uid++}`);
+    const res = await post(webhook.port, "/validate", review, webhook.agent);
+    if (!res.text.includes('"allowed":true')) throw new Error(`/validate refused: ${res.text}`);
+    return res;
+  };
+  const parents = [
+    { name: "typical", make: (s: string) => typicalSpec(s), n: 400 },
+    { name: "large (20 × 200)", make: (s: string) => largeSpec(s), n: 200 },
+  ];
+  const rows: string[][] = [];
+  let met = true;
+  for (const parent of parents) {
+    const spec = parent.make("");
+    const previous = parent.make("-before");
+    const steady = steadyRequest(spec);
+    for (let i = 0; i < 30; i++) {
+      await post(port, "/sync", steady, agent);
+      await validate(spec, previous);
+    }
+    const syncMs: number[] = [];
+    const validateMs: number[] = [];
+    for (let i = 0; i < parent.n; i++) {
+      syncMs.push((await post(port, "/sync", steady, agent)).ms);
+      validateMs.push((await validate(spec, previous)).ms);
+    }
+    const coldSyncMs: number[] = [];
+    const coldValidateMs: number[] = [];
+    for (let i = 0; i < Math.min(parent.n, 200); i++) {
+      coldSyncMs.push((await post(port, "/sync", firstRequest(parent.make(`s${i}`)), agent)).ms);
+      coldValidateMs.push((await validate(parent.make(`v${i}`), previous)).ms);
+    }
+    const ratio = (a: number[], b: number[], p: number) => pct(a, p) / pct(b, p);
+    for (const [kind, v, s] of [
+      ["same spec", validateMs, syncMs],
+      ["new spec", coldValidateMs, coldSyncMs],
+    ] as const) {
+      const r50 = ratio(v, s, 50);
+      const r99 = ratio(v, s, 99);
+      met &&= r50 <= ADMISSION_TARGET && r99 <= ADMISSION_TARGET;
+      rows.push([
+        parent.name,
+        kind,
+        `${(Buffer.byteLength(steady) / 1024).toFixed(0)}/${(Buffer.byteLength(admissionReview(spec, previous, "u")) / 1024).toFixed(0)}`,
+        p50(s),
+        p99(s),
+        p50(v),
+        p99(v),
+        `${r50.toFixed(2)}×`,
+        `${r99.toFixed(2)}×`,
+      ]);
+    }
+  }
+  agent.destroy();
+  server.close();
+  webhook.agent.destroy();
+  webhook.server.close();
+  table(
+    `11. Admission: POST /validate (API server port) beside a cache-miss /sync (hook port), one keep-alive connection each, interleaved, ms (target: ≤ ${ADMISSION_TARGET}× at p50 and p99: ${met ? "met" : "MISSED"})`,
+    [
+      "parent",
+      "spec",
+      "sync/validate KiB",
+      "sync p50",
+      "p99",
+      "validate p50",
+      "p99",
+      "÷sync p50",
+      "÷sync p99",
+    ],
+    rows,
+    [
+      "sync: a parent at rest with the response cache off, so a worker answers (its generation cache",
+      "on); validate: an UPDATE of the same spec, a new uid each time (the API server's), oldObject",
+      "another spec. new spec: a first sync, and a review, of a spec never seen (nothing cached).",
+    ],
+  );
+  return met;
+}
+
 // ---------------------------------------------------------------- run
 
 console.log(
@@ -740,7 +892,8 @@ if (wanted(7)) await benchScale({ build: false });
 if (wanted(8)) await benchRestart();
 if (wanted(9) && !(await benchTenant())) process.exitCode = 1;
 if (wanted(10)) await benchParentSeries();
-if (wanted(11)) await benchBounds();
+if (wanted(11) && !(await benchAdmission())) process.exitCode = 1;
+if (wanted(12)) await benchBounds();
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

@@ -53,7 +53,7 @@ type Verdict = [Condition["status"], string, string];
 const MAX_MESSAGE = 4096;
 
 /** One line per problem (a problem found twice is said once), within MAX_MESSAGE. */
-function joinProblems(problems: readonly Problem[]): string {
+export function joinProblems(problems: readonly Problem[]): string {
   const text = [...new Set(problems.map(formatProblem))].join("\n");
   const cut = MAX_MESSAGE - 15;
   return text.length > MAX_MESSAGE ? `${text.slice(0, cut)}${msg.truncated()}` : text;

@@ -358,6 +358,7 @@ export const msg = {
     `the request ${why}; the API server sends apiextensions.k8s.io/v1 ConversionReview requests with request.uid, request.desiredAPIVersion and request.objects`,
   convertObjectFailed: (index: number, name: string, from: string, to: string, problems: string) =>
     `objects[${index}] (${name}) cannot be converted from ${from} to ${to}: ${problems}`,
+
   crossNamespaceConfigMap: (namespace: string, name: string, own: string) =>
     `the llamastack.io/v1alpha1 object ran the config of ConfigMap ${namespace}/${name} (spec.server.userConfig), and llsd-hook reads ConfigMaps only from the resource's own namespace${own === "" ? "" : ` (${own})`}; copy the ConfigMap there and set spec.overrideConfig.configMapName: ${name}`,
   caBundleNotConverted: (key: string) =>
@@ -455,4 +456,12 @@ export const msg = {
     "text YAML does not expect here; check the indentation, the quotes and the brackets",
   unknownAllowedPodFields: (unknown: readonly string[], known: readonly string[]) =>
     `ALLOWED_POD_FIELDS names ${list(unknown)}, which ${unknown.length === 1 ? "is" : "are"} neither a PodSecurity check nor a volume type; use ${list(known)}`,
+
+  // the admission webhook (src/admit.ts, docs/operations/admission.md)
+  admissionReviewInvalid: (why: string) =>
+    `the request ${why}; the API server sends admission.k8s.io/v1 AdmissionReview requests with request.uid, request.resource, request.operation and request.object`,
+  admissionNotOurs: (resource: string) =>
+    `llsd-hook checks llamastackdistributions.llamastack.io only, and was sent ${resource}: admitted unchecked; narrow the rules of the ValidatingWebhookConfiguration that calls POST /validate (manifests/components/admission)`,
+  admissionWrongVersion: (found: string) =>
+    `is ${found}; llsd-hook checks llamastack.io/v1alpha2 LlamaStackDistributions (and llamastack.io/v1alpha1 ones, converted first)`,
 } as const;

@@ -58,7 +58,7 @@ interface Planned {
 }
 
 /** The third rung's first step: whether the children can be built, and them when every check passed. */
-interface Plan {
+export interface Plan {
   /** Undefined when there is nothing to plan (the spec is invalid). */
   check: Check | undefined;
   planned: Planned | undefined;
@@ -69,7 +69,7 @@ interface Plan {
  * (duplicate volumes, a child too large) is a failed check of its own, which
  * the status reports under ValidationSucceeded.
  */
-function plan(
+export function plan(
   resolution: Resolution,
   observed: Observed,
   allowedPodFields: ReadonlySet<string> | undefined,

@@ -6,14 +6,16 @@
 const mib = (bytes: number): number => +(bytes / 2 ** 20).toFixed(2);
 const cap = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** Who calls a route: "convert" (the API server), or any other (Metacontroller). */
-type Caller = "convert" | "sync" | "customize";
+/** Who calls a route: "convert" and "validate" (the API server), or any other (Metacontroller). */
+type Caller = "convert" | "validate" | "sync" | "customize";
 
 /** What happens after a 503, by who called: the API server does not retry a webhook call. */
 const retries = (caller: Caller): string =>
   caller === "convert"
     ? "the API server does not retry: the read or write that needed the conversion fails, and its client retries it"
-    : "Metacontroller retries";
+    : caller === "validate"
+      ? "the API server does not retry: it refuses the create or update (failurePolicy Fail), and kubectl or the GitOps tool applies it again"
+      : "Metacontroller retries";
 
 /** What to do about a request past a worker's limits. */
 const tooLarge = (caller: Caller): string =>
@@ -59,9 +61,9 @@ export const serverMsg = {
   // answers of the worker pool (src/server/pool/): a 503 with Retry-After, named by what it was for
   syncOf: (parent: string) => `the sync of ${parent}`,
   customizeOf: (parent: string) => `the /customize request of ${parent}`,
-  convertRequest: "a /convert request",
+  apiServerRequest: (route: string) => `a /${route} request`,
   unreadRequest: (route: string) => `a /${route} request (its parent not read yet)`,
-  /** A tenant in a message: "namespace a", or /convert. */
+  /** A tenant in a message: "namespace a", or /convert (all the API server's requests). */
   tenant: (tenant: string, convert: boolean) => (convert ? "/convert" : `namespace ${tenant}`),
   shuttingDown: "llsd-hook is shutting down; retry",
   stoppedAtDeadline: (subject: string, deadlineMs: number, caller: Caller) =>

@@ -30,6 +30,10 @@ export const COMPONENT_NEEDS: Record<string, { needs: string; why: string }> = {
     needs: "https",
     why: "the API server calls a conversion webhook over HTTPS only, and cert-manager injects the CA of the hook's certificate into the CRD",
   },
+  admission: {
+    needs: "https",
+    why: "the API server calls admission webhooks over HTTPS only, and cert-manager injects the CA of the hook's certificate into the webhook configuration",
+  },
   hookMonitoring: {
     needs: "hookServicemonitor",
     why: "its alerts and dashboard read the series of job llsd-hook that the hook's ServiceMonitor has Prometheus scrape (LlsdHookDown fires without it)",

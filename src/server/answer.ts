@@ -2,9 +2,10 @@
 // error answers both give: a module of its own so that the main thread
 // never loads the core to answer (src/server/handle.ts is the worker's).
 import type { Phase } from "../api/status.js";
+import { failureStatus } from "../api/admission.js";
 import { conversionFailure } from "../convert/failure.js";
 
-export type Route = "sync" | "customize" | "convert";
+export type Route = "sync" | "customize" | "convert" | "validate";
 
 /**
  * Why the pool answered a request 503 without running it: it waited too long
@@ -13,7 +14,7 @@ export type Route = "sync" | "customize" | "convert";
  */
 export type RefusalReason = "queue" | "repeat" | "share";
 
-/** The tenant of every /convert request: the API server calls it without a token, for any namespace. */
+/** The tenant of every request of the API server's class (./classes.ts). */
 export const CONVERT_TENANT = "/convert";
 
 /** One request as the main thread hands it over. */
@@ -75,14 +76,15 @@ export function json(status: number, value: unknown, log: Record<string, unknown
 
 /**
  * An error's body in the route's own shape: a Failure ConversionReview for
- * /convert, the shape the API server reads; `{ error }` for the others and
- * for a path that is no route.
+ * /convert and a meta/v1 Status for /validate, the shapes the API server
+ * reads; `{ error }` for the others and for a path that is no route.
  */
-export function errorBody(route: Route | undefined, error: string): unknown {
-  return route === "convert" ? conversionFailure("", error) : { error };
+export function errorBody(route: Route | undefined, status: number, error: string): unknown {
+  if (route === "convert") return conversionFailure("", error);
+  return route === "validate" ? failureStatus(status, error) : { error };
 }
 
 /** An error answer in the route's own shape. */
 export function errorAnswer(route: Route, status: number, error: string): Answer {
-  return json(status, errorBody(route, error));
+  return json(status, errorBody(route, status, error));
 }

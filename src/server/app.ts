@@ -147,13 +147,13 @@ function logRequests(
   };
 }
 
-/** The error body of `req`'s path, whatever its method: a Failure ConversionReview for /convert. */
-const errorBodyOf = (req: Request, error: string): unknown =>
-  errorBody(own(ROUTES, req.path), error);
+/** The error body of `req`'s path, whatever its method: a Failure ConversionReview for /convert, a Status for /validate. */
+const errorBodyOf = (req: Request, status: number, error: string): unknown =>
+  errorBody(own(ROUTES, req.path), status, error);
 
 const requireJson: Handler = (req, res, next) => {
   if (!req.is("application/json")) {
-    res.status(415).json(errorBodyOf(req, serverMsg.notJson));
+    res.status(415).json(errorBodyOf(req, 415, serverMsg.notJson));
     return;
   }
   next();
@@ -168,7 +168,7 @@ function charsetOf(req: Request): string {
 /** Refuses a charset the workers do not read before a byte of the body is (body-parser's rule for JSON). */
 const requireCharset: Handler = (req, res, next) => {
   if (!READABLE_CHARSETS.has(charsetOf(req))) {
-    res.status(415).json(errorBodyOf(req, serverMsg.unsupportedCharset));
+    res.status(415).json(errorBodyOf(req, 415, serverMsg.unsupportedCharset));
     return;
   }
   next();
@@ -208,7 +208,9 @@ function readBodies(
     },
     refuse: (req, res, refusal: BodyRefusal) => {
       if (refusal.budget === true) metrics.countBudgetRefusal(routeOf(req, routes) ?? "other");
-      res.status(refusal.status).json(errorBodyOf(req, refusal.error));
+      // No Retry-After to the API server's admission call (see sendAnswer).
+      if (own(routes, req.path) === "validate") res.removeHeader("retry-after");
+      res.status(refusal.status).json(errorBodyOf(req, refusal.status, refusal.error));
     },
   });
   return { read, requestKeys };
@@ -264,7 +266,10 @@ function sendAnswer(
         });
     }
   }
-  if (answer.retryAfter !== undefined) res.set("retry-after", String(answer.retryAfter));
+  // Not to the API server (/validate): its client would wait and retry within the webhook's
+  // timeout, and a timeout would then answer in place of this message.
+  if (answer.retryAfter !== undefined && route !== "validate")
+    res.set("retry-after", String(answer.retryAfter));
   sendJson(res, answer.status, body);
 }
 
@@ -335,7 +340,7 @@ function handleErrors(logger: Logger) {
     const { status, error } = client
       ? { status: e.status ?? 400, error: serverMsg.badRequest }
       : { status: 500, error: serverMsg.internalError };
-    res.status(status).json(errorBodyOf(req, error));
+    res.status(status).json(errorBodyOf(req, status, error));
   };
 }
 

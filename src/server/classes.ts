@@ -3,7 +3,7 @@
 // share of the workers of its own, so the callers of one can never refuse the
 // other's requests, and a NetworkPolicy can open one port to one caller.
 //   hook        POST /sync, /customize: Metacontroller, with the bearer token when one is set
-//   api-server  POST /convert (and the admission webhook's next): the API server, which sends no token
+//   api-server  POST /convert, /validate: the API server, which sends no token
 import type { Route } from "./answer.js";
 
 export interface EndpointClass {
@@ -39,7 +39,7 @@ export const HOOK_CLASS: EndpointClass = {
  */
 export const API_SERVER_CLASS: EndpointClass = {
   name: "api-server",
-  routes: { "/convert": "convert" },
+  routes: { "/convert": "convert", "/validate": "validate" },
   token: false,
   portVariable: "API_SERVER_PORT",
   defaultPort: 9443,
@@ -48,3 +48,10 @@ export const API_SERVER_CLASS: EndpointClass = {
 };
 
 export const ENDPOINT_CLASSES: readonly EndpointClass[] = [HOOK_CLASS, API_SERVER_CLASS];
+
+/**
+ * Whether the API server calls `route`: its requests name no parent and are
+ * all one tenant (CONVERT_TENANT), known before a body is read.
+ */
+export const fromApiServer = (route: Route): boolean =>
+  Object.values(API_SERVER_CLASS.routes).includes(route);

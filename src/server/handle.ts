@@ -12,6 +12,7 @@
 import { DNS1123_SUBDOMAIN } from "../api/names.js";
 import { CustomizeRequest, SyncRequest, type CustomizeResponse } from "../api/hook.js";
 import type { Catalog } from "../config/catalog.js";
+import { admit } from "../admit.js";
 import { convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
 import { formatPath, isObject, own, scanJson } from "../lib/json.js";
@@ -27,6 +28,7 @@ import {
   type Parent,
   type Route,
 } from "./answer.js";
+import { fromApiServer } from "./classes.js";
 import type { z } from "zod";
 
 /** What reading a request learned: its value, or the answer already given. */
@@ -82,11 +84,11 @@ const PARENT_PATHS = [
 /**
  * Who a request is for, as the pool shares its workers out: the parent's
  * namespace for /sync and /customize (a tenant), one tenant for all of /convert
- * (the API server calls it without a token), and one for requests that name no
- * valid parent (they are refused after this step).
+ * and /validate (the API server calls them without a token), and one for
+ * requests that name no valid parent (they are refused after this step).
  */
 function tenantOf(route: Route, parent: Parent | undefined): string {
-  if (route === "convert") return CONVERT_TENANT;
+  if (fromApiServer(route)) return CONVERT_TENANT;
   return parent === undefined ? "/unnamed" : parent.namespace;
 }
 
@@ -118,13 +120,13 @@ export function textOf(job: Job): string | undefined {
 }
 
 /**
- * Step one: whom a request is for, before its body is parsed: /convert is one
- * tenant; a hook request's parent is read from the text up to the end of its
+ * Step one: whom a request is for, before its body is parsed: the API
+ * server's routes are one tenant (their bodies name no parent); a hook request's parent is read from the text up to the end of its
  * "parent" (Metacontroller sends the controller, then the parent, then the
  * children and related objects), without building anything.
  */
 export function identify(route: Route, text: string | undefined): Identity {
-  if (route === "convert" || text === undefined)
+  if (fromApiServer(route) || text === undefined)
     return { tenant: tenantOf(route, undefined), parent: undefined };
   const { found } = scanJson(text, { paths: PARENT_PATHS, stopAfter: "parent" });
   const parent = validParent(found[0], found[1]);
@@ -150,11 +152,11 @@ export function read(route: Route, text: string | undefined): Read {
     if ("answer" in parsed) return { ok: false, answer: parsed.answer };
     value = parsed.value;
   }
-  if (route !== "convert" && !isObject(value)) {
+  if (!fromApiServer(route) && !isObject(value)) {
     const found = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
     return { ok: false, answer: errorAnswer(route, 400, serverMsg.notAnObject(found)) };
   }
-  const parent = route === "convert" ? undefined : parentOf(value);
+  const parent = fromApiServer(route) ? undefined : parentOf(value);
   return { ok: true, value, tenant: tenantOf(route, parent), parent };
 }
 
@@ -238,6 +240,28 @@ function answerConvert(value: unknown): Answer {
   });
 }
 
+/**
+ * POST /validate: the admission webhook. Always an AdmissionReview, allowed or
+ * refused with the fields and the fix (src/admit.ts); the log names the object.
+ */
+function answerValidate(value: unknown, ctx: HandleContext): Answer {
+  const answer = admit(value, ctx);
+  const { uid, allowed, status, warnings } = answer.response;
+  const request = isObject(value) ? own(value, "request") : undefined;
+  const field = (key: string) => {
+    const v = isObject(request) ? own(request, key) : undefined;
+    return typeof v === "string" ? v.slice(0, 253) : undefined;
+  };
+  return json(200, answer, {
+    uid: uid.slice(0, 64),
+    operation: field("operation"),
+    object: `${field("namespace") ?? ""}/${field("name") ?? ""}`,
+    allowed,
+    ...(status === undefined ? {} : { problems: status.details?.causes.length ?? 1 }),
+    ...(warnings === undefined ? {} : { warnings: warnings.length }),
+  });
+}
+
 /** A fault in the hook: a 500 with a fixed text; the error is for the log. */
 export function internalError(route: Route, err: unknown): Answer {
   const e = err as Error | undefined;
@@ -256,6 +280,7 @@ export function answer(job: Job, read: Extract<Read, { ok: true }>, ctx: HandleC
   try {
     if (job.route === "sync") return answerSync(read.value, job.at, ctx);
     if (job.route === "customize") return answerCustomize(read.value);
+    if (job.route === "validate") return answerValidate(read.value, ctx);
     return answerConvert(read.value);
   } catch (err) {
     return internalError(job.route, err);

@@ -144,6 +144,7 @@ function requestMetrics(registers: Registry[]) {
     sync: duration("sync", ["cached"]),
     customize: duration("customize", []),
     convert: duration("convert", []),
+    validate: duration("validate", []),
     body: new Histogram({
       name: "llsd_hook_request_body_bytes",
       help: "Size of request bodies read (after Content-Encoding), by route.",

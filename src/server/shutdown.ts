@@ -9,7 +9,15 @@
 // the client open its next connection, to a ready pod; then it stops
 // listening, closes the connections left idle, lets the requests in progress
 // finish, and exits.
+//
+// Node's http server.close() also stops the timer that applies headersTimeout
+// and requestTimeout (./timeouts.ts): a client still sending its headers or
+// body slowly was cut no more, and held the stop until forceAfterMs. So the
+// ports stop listening with net.Server's close, which leaves that timer
+// running (unref'd: it keeps nothing alive), and the idle connections are
+// closed as http's close would.
 import type { Server, ServerResponse } from "node:http";
+import { Server as NetServer } from "node:net";
 import type { Logger } from "pino";
 
 export interface ShutdownOptions {
@@ -53,7 +61,7 @@ export function gracefulShutdown(
       for (const o of others) o.close();
       let open = servers.length;
       for (const server of servers) {
-        server.close(() => {
+        NetServer.prototype.close.call(server, () => {
           if (--open > 0) return;
           options.logger.info({ ms: Date.now() - start, answered }, "stopped");
           options.exit(0);

@@ -5,7 +5,7 @@
 // connection, on raw sockets. A body that stalls is answered 408 by the
 // progress floor, on both ports. How soon after its limit each is cut (Node
 // checks only every 30 s by default; they were cut at ~19.5 s and ~58 s) is
-// measured by npm run bench -- 11, not asserted here.
+// measured by npm run bench -- 12, not asserted here.
 import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";

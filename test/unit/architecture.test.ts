@@ -42,7 +42,7 @@ describe("architecture: the thread seam of docs/architecture.md", () => {
   it("reads the lists: the main thread's files, the workers', the core and the import at start", () => {
     expect(seam.main).to.include.members(["server/main.ts", "server/app.ts", "server/pool/"]);
     expect(seam.workers).to.include.members(["server/worker.ts", "server/handle.ts"]);
-    expect(seam.core).to.deep.equal(["sync.ts", "resolve.ts", "children/", "config/"]);
+    expect(seam.core).to.deep.equal(["sync.ts", "admit.ts", "resolve.ts", "children/", "config/"]);
     expect(seam.atStart).to.deep.equal(["server/main.ts -> edge/load-catalog.ts"]);
   });
 

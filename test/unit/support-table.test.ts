@@ -50,6 +50,7 @@ describe("the README's supported-versions table", () => {
       "Metacontroller",
       "Llama Stack / OGX",
       "Node.js",
+      "Helm (the chart)",
     ]);
   });
 
@@ -81,5 +82,12 @@ describe("the README's supported-versions table", () => {
     expect(row?.supported).to.equal(`${floor} or newer`);
     const ci = /^NODE_VERSION=(\S+)$/m.exec(read("scripts/use-node.sh"))?.[1];
     expect(row?.suite).to.equal(ci);
+  });
+
+  it("Helm: the major the chart is tested with, and the release test/helm/go.mod pins", () => {
+    const row = table.get("Helm (the chart)");
+    const pinned = /^\s*helm\.sh\/helm\/v(\d+) (v\S+)/m.exec(read("test/helm/go.mod"));
+    expect(row?.supported.split(" ")[0]).to.equal(pinned?.[1]);
+    expect(versionsIn(row?.suite ?? "")).to.deep.equal([pinned?.[2]]);
   });
 });

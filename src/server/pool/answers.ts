@@ -4,6 +4,7 @@
 // in src/server-messages.ts).
 import { serverMsg } from "../../server-messages.js";
 import { CONVERT_TENANT, errorAnswer, type Answer, type Route } from "../answer.js";
+import { fromApiServer } from "../classes.js";
 import type { Pending } from "./pending.js";
 
 /** An answer saying to retry: a 503 with Retry-After; its log line names the parent when it was read. */
@@ -22,7 +23,7 @@ function subject(job: Pending): string {
   const { route } = job.request;
   if (job.parent !== undefined)
     return route === "customize" ? serverMsg.customizeOf(job.parent) : serverMsg.syncOf(job.parent);
-  return route === "convert" ? serverMsg.convertRequest : serverMsg.unreadRequest(route);
+  return fromApiServer(route) ? serverMsg.apiServerRequest(route) : serverMsg.unreadRequest(route);
 }
 
 const tenantName = (tenant: string) => serverMsg.tenant(tenant, tenant === CONVERT_TENANT);
@@ -41,16 +42,20 @@ export interface Figures {
 export const poolAnswers = {
   shuttingDown: (route: Route): Answer => unavailable(route, serverMsg.shuttingDown),
 
-  /** It waited its whole time for a worker. */
-  noFreeWorker(job: Pending, f: Figures): Answer {
+  /**
+   * It waited its whole time for a worker: because its tenant holds `share`
+   * workers, the most it may, when `share` is given; else because every
+   * worker was busy with others.
+   */
+  noFreeWorker(job: Pending, f: Figures, share?: number): Answer {
     const text =
-      job.tenant === undefined
+      job.tenant === undefined || share === undefined
         ? serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers, job.request.route)
         : serverMsg.tenantHoldsItsShare(
             subject(job),
             f.waitMs,
             tenantName(job.tenant),
-            f.share,
+            share,
             f.workers,
             job.request.route,
           );

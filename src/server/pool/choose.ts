@@ -40,17 +40,22 @@ export type WaitReason = "workers" | "time";
 
 /** The rules that keep a tenant from starting another request now, in order; the first that holds is why. */
 const WAITS: readonly { why: WaitReason; holds: (scene: Scene) => boolean }[] = [
-  // One tenant holds at most all workers but one.
-  { why: "workers", holds: (s) => s.running.held(s.tenant) - s.own >= s.running.share },
-  // The API server's endpoints (../classes.ts) hold at most API_SERVER_WORKERS, however many there are.
+  // It holds its share of the workers (shareOf).
   {
     why: "workers",
-    holds: (s) =>
-      s.tenant === CONVERT_TENANT && s.running.held(s.tenant) - s.own >= API_SERVER_WORKERS,
+    holds: (s) => s.running.held(s.tenant) - s.own >= shareOf(s.tenant, s.running),
   },
   // It took more worker time lately than its share, and makes it up first (./ledger.ts).
   { why: "time", holds: (s) => s.ledger.waitsUntil(s.tenant, s.now) > 0 },
 ];
+
+/**
+ * The most workers `tenant` may hold: all but one (running.share), and the
+ * API server's endpoints (../classes.ts) API_SERVER_WORKERS however many there are.
+ */
+export function shareOf(tenant: string, running: Running): number {
+  return tenant === CONVERT_TENANT ? Math.min(running.share, API_SERVER_WORKERS) : running.share;
+}
 
 /** Why `tenant` may not start a request now; undefined when it may. */
 export function waitOf(

@@ -21,7 +21,7 @@ import type { Answer } from "../answer.js";
 import type { TierStats } from "../memo.js";
 import { moving, owned } from "../transfer.js";
 import { poolAnswers, type Figures } from "./answers.js";
-import { choose, handBack, mayStart, waitsPast, type Running } from "./choose.js";
+import { choose, handBack, mayStart, shareOf, waitOf, waitsPast, type Running } from "./choose.js";
 import { systemClock, type Clock } from "./clock.js";
 import { threadCpuMs } from "./cpu.js";
 import { workerEntry, type WorkerEntry } from "./entry.js";
@@ -267,7 +267,14 @@ class WorkerPool implements Pool {
     }
     this.queue.splice(index, 1);
     for (const w of job.waiters) w.events.refused?.("queue");
-    this.pending.settle(job, poolAnswers.noFreeWorker(job, this.figures));
+    // The share wording only when its tenant's share is what kept it waiting.
+    const { tenant } = job;
+    const running = this.running();
+    const share =
+      tenant !== undefined && waitOf(tenant, this.ledger, running, this.clock.now()) === "workers"
+        ? shareOf(tenant, running)
+        : undefined;
+    this.pending.settle(job, poolAnswers.noFreeWorker(job, this.figures, share));
   }
 
   /** The workers tenants hold now, read from the slots each time it is asked. */

@@ -4,6 +4,7 @@
 // stopped at a limit are answered so again for REPEAT_COOLDOWN_MS without
 // running (Metacontroller retries a failing parent with the same request).
 import { CONVERT_TENANT, type Answer, type Job, type RefusalReason } from "../answer.js";
+import { fromApiServer } from "../classes.js";
 import { copyOf } from "../transfer.js";
 import { REMEMBERED_REFUSALS, REPEAT_COOLDOWN_MS } from "./limits.js";
 
@@ -87,8 +88,8 @@ export function pendingRequests(): PendingRequests {
         request,
         waiters: [waiter],
         since: now,
-        // /convert is one tenant, known before it is read.
-        ...(request.route === "convert" ? { tenant: CONVERT_TENANT } : {}),
+        // The API server's routes are one tenant, known before a request is read.
+        ...(fromApiServer(request.route) ? { tenant: CONVERT_TENANT } : {}),
       };
       if (request.key !== undefined) inFlight.set(request.key, job);
       return job;

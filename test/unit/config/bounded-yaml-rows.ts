@@ -1,7 +1,7 @@
 // YAML text a user controls, one row a bound: each broken by a text past it,
 // with readYaml's exact answer (1.1, as JSON). The inputs took the process out
 // of heap, or blocked it for seconds, when parsed whole. Read by
-// test/unit/config/bounded-yaml.test.ts (the answers) and npm run bench -- 11
+// test/unit/config/bounded-yaml.test.ts (the answers) and npm run bench -- 12
 // (how long each takes).
 import { YAML_BOUNDS } from "../../../src/config/bounded-yaml.js";
 

@@ -29,7 +29,7 @@ describe("readYaml", () => {
     expect(read).to.be.greaterThan(20);
   });
 
-  // How long each takes (the same inputs whole took seconds or the heap): npm run bench -- 11.
+  // How long each takes (the same inputs whole took seconds or the heap): npm run bench -- 12.
   for (const row of BOUNDED_YAML_ROWS)
     it(`${row.name}: ${row.answer.split(":")[0] ?? ""}`, () => {
       expect(refusal(row.text)).to.equal(row.answer);

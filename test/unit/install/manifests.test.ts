@@ -293,6 +293,8 @@ describe("install manifests", () => {
       ...componentPatches(join(root, "manifests", "components", "v1alpha1")).map((p) => p.file),
       ...kustomized(join(root, "manifests", "components", "hook-servicemonitor")),
       ...kustomized(join(root, "manifests", "components", "hook-monitoring")),
+      ...kustomized(join(root, "manifests", "components", "admission")),
+      ...componentPatches(join(root, "manifests", "components", "admission")).map((p) => p.file),
     ]
       .map((f) => relative(root, f))
       .sort();

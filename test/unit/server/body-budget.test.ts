@@ -4,7 +4,7 @@
 // once; a declared length over the limit a 413 before its body; a body that
 // makes no progress a 408; a client stalled in its headers, or trickling its
 // body past the request limit, is cut by the server's timeout (how soon after
-// its limit: npm run bench -- 11).
+// its limit: npm run bench -- 12).
 import { expect } from "chai";
 import http from "node:http";
 import net from "node:net";
@@ -240,7 +240,7 @@ describe("client timeouts, on a raw socket", function () {
   this.timeout(10_000);
   // Scaled down (the defaults, 10 s and 30 s, are in test/install/timeouts.test.ts). Node
   // checks them every connectionsCheckingInterval: at its default (30 s) neither client here
-  // would be cut before the test's timeout (10 s); how soon they are: npm run bench -- 11.
+  // would be cut before the test's timeout (10 s); how soon they are: npm run bench -- 12.
   const server = http.createServer(
     timeoutOptions(500, 1500),
     createApp({ pool: testPool(), catalog, logger: pino({ level: "silent" }) }),

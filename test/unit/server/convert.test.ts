@@ -81,7 +81,8 @@ describe("POST /convert", () => {
     // The API server's port serves none of the hook's endpoints, and the hook's no /convert.
     for (const path of ["/sync", "/customize"])
       expect((await request(app).post(path).send({}).expect(404)).body).to.deep.equal({
-        error: "not found: this port serves POST /convert, GET /healthz and GET /readyz",
+        error:
+          "not found: this port serves POST /convert, POST /validate, GET /healthz and GET /readyz",
       });
     const hook = createApp({
       pool: testPool(),

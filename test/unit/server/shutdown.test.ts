@@ -3,14 +3,16 @@
 // request is answered, with Connection: close; new connections are still
 // accepted; a request in progress at the signal finishes; the process exits
 // once the delay is over and nothing is in progress, or after forceAfterMs
-// with a request still running. test/node/pods.test.ts runs the same in a
-// rolling restart on a real node. The tests read no clock: what comes before
-// the signal and after it is told by a flag set with the signal, and "not
-// before the delay" by a timer of the test's own that falls due before the
-// hook's (Node runs timers in the order they fall due).
+// with a request still running; a client sending its headers or body too
+// slowly is still cut by Node's timeouts once the ports stop listening.
+// test/node/pods.test.ts runs the same in a rolling restart on a real node.
+// The tests read no clock: what comes before the signal and after it is told
+// by a flag set with the signal, and "not before the delay" by a timer of the
+// test's own that falls due before the hook's (Node runs timers in the order
+// they fall due).
 import { expect } from "chai";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { gracefulShutdown } from "../../../src/server/shutdown.js";
@@ -43,6 +45,11 @@ function lines(): { logger: pino.Logger; entries: () => { msg: string; [k: strin
   };
 }
 
+/** Resolves once `done` holds, looking every few milliseconds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
+}
+
 describe("server: stopping on SIGTERM", () => {
   let server: http.Server;
   let agent: http.Agent;
@@ -50,8 +57,8 @@ describe("server: stopping on SIGTERM", () => {
   let connections: number;
   let signalled: boolean;
 
-  async function start(handler: http.RequestListener): Promise<void> {
-    server = http.createServer(handler);
+  async function start(handler: http.RequestListener, options: http.ServerOptions = {}) {
+    server = http.createServer(options, handler);
     connections = 0;
     signalled = false;
     server.on("connection", () => connections++);
@@ -179,6 +186,48 @@ describe("server: stopping on SIGTERM", () => {
     expect(last).to.include({ msg: "stopping with requests in progress", inProgress: 1 });
     server.closeAllConnections();
     await hanging;
+  });
+
+  it("after the delay, a client sending its headers or its body too slowly is still cut (408), and the stop does not wait for it", async () => {
+    // Limits short enough for the test, checked often; the hook's are in src/server/timeouts.ts.
+    await start(
+      (req, res) => {
+        req.resume();
+        req.on("end", () => res.end("{}"));
+      },
+      { headersTimeout: 100, requestTimeout: 200, connectionsCheckingInterval: 20 },
+    );
+    const log = lines();
+    let exited!: () => void;
+    const exit = new Promise<void>((r) => (exited = r));
+    const stop = gracefulShutdown([server], [], {
+      delayMs: 0,
+      // Well past the limits: the stop ends by "stopped", or by this (the bug).
+      forceAfterMs: 1_000,
+      logger: log.logger,
+      exit: () => exited(),
+    });
+    /** A raw client that sends `text` and no more; resolves with all it was sent back once cut. */
+    const stalled = async (text: string) => {
+      const socket = net.connect(port, "127.0.0.1");
+      await new Promise((r) => socket.once("connect", r));
+      socket.write(text);
+      const received: Buffer[] = [];
+      socket.on("data", (d: Buffer) => received.push(d));
+      const closed = new Promise<string>((r) =>
+        socket.once("close", () => r(Buffer.concat(received).toString())),
+      );
+      return { closed };
+    };
+    const headers = await stalled("POST /sync HTTP/1.1\r\nHost: hook\r\n");
+    const body = await stalled("POST /sync HTTP/1.1\r\nHost: hook\r\nContent-Length: 100\r\n\r\n{");
+    await until(() => connections === 2);
+    stop("SIGINT", 0);
+    await exit;
+    expect(log.entries().map((e) => e.msg)).to.deep.equal(["shutting down", "stopped"]);
+    const [headersSaw, bodySaw] = await Promise.all([headers.closed, body.closed]);
+    expect(headersSaw).to.match(/^HTTP\/1\.1 408 /);
+    expect(bodySaw).to.match(/^HTTP\/1\.1 408 /);
   });
 
   it("a second signal changes nothing", async () => {

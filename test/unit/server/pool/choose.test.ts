@@ -6,6 +6,7 @@ import {
   choose,
   handBack,
   mayStart,
+  shareOf,
   waitOf,
   waitsPast,
   type Running,
@@ -193,6 +194,29 @@ describe("the pool's chooser", () => {
         expect(mayStart(tenant, row.ledger, row.running, NOW, row.own)).to.equal(
           row.why === undefined,
         );
+      });
+  });
+
+  describe("the share a 503's text names (shareOf): the share of the tenant that refused it", () => {
+    const rows = [
+      { name: "a namespace, of four workers: three", tenant: "a", workers: 4, share: 3 },
+      { name: "a namespace, of one worker: one", tenant: "a", workers: 1, share: 1 },
+      {
+        name: "the API server's endpoints, of four workers: one",
+        tenant: CONVERT_TENANT,
+        workers: 4,
+        share: 1,
+      },
+      {
+        name: "the API server's endpoints, of one worker: one",
+        tenant: CONVERT_TENANT,
+        workers: 1,
+        share: 1,
+      },
+    ];
+    for (const row of rows)
+      it(row.name, () => {
+        expect(shareOf(row.tenant, runningOf(row.workers))).to.equal(row.share);
       });
   });
 

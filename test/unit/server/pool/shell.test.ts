@@ -115,7 +115,7 @@ const rows: Row[] = [
     },
   },
   queueWaitExpires(
-    "a /convert request's queue wait that expires: the 503 says the API server does not retry",
+    "a /convert request's queue wait that expires behind another tenant's sync: the 503 says no worker was free and the API server does not retry",
     {
       ...job({
         apiVersion: "apiextensions.k8s.io/v1",
@@ -125,7 +125,7 @@ const rows: Row[] = [
       route: "convert",
       key: "convert\0waits",
     },
-    "llsd-hook had no free worker for a /convert request within 60000 ms (HOOK_WORKERS: /convert holds 1 of the 1 at most); the API server does not retry: the read or write that needed the conversion fails, and its client retries it",
+    "llsd-hook had no free worker for a /convert request within 60000 ms (HOOK_WORKERS: all 1 busy); the API server does not retry: the read or write that needed the conversion fails, and its client retries it",
   ),
   {
     name: "a queue wait does not expire while the workers first start: the request is answered",

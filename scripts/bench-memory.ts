@@ -15,7 +15,7 @@ import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "../src/server/app.js";
-import { buildRequest } from "../test/golden/harness.js";
+import { buildRequest } from "../test/support/harness.js";
 
 const MiB = 2 ** 20;
 

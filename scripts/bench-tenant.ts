@@ -27,7 +27,7 @@ import { parse } from "yaml";
 import { API_SERVER_CLASS, HOOK_CLASS } from "../src/server/classes.js";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
-import { buildRequest, type CaseFile } from "../test/golden/harness.js";
+import { buildRequest, type CaseFile } from "../test/support/harness.js";
 
 const MiB = 2 ** 20;
 /** The pod's memory limit (manifests/hook/deployment.yaml). */

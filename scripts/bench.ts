@@ -30,6 +30,9 @@
 //      a typical and a large parent, interleaved, one keep-alive connection to
 //      each port, one worker pool; a target (/validate within 1.5× of that /sync), exiting
 //      non-zero when it is missed.
+//  12. bounds the tests check by outcome, not by time: how soon the hook cuts
+//      stalled clients at its default timeouts, and the bounded YAML reader on
+//      hostile text (scripts/bench-bounds.ts).
 // `npm run bench -- 5` runs section 5 only (any list of section numbers).
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
@@ -55,12 +58,13 @@ import { createMetrics } from "../src/server/metrics.js";
 import { memoize } from "../src/server/memo.js";
 import type { Pool } from "../src/server/pool/index.js";
 import { sync } from "../src/sync.js";
-import { buildRequest, type CaseFile } from "../test/golden/harness.js";
+import { buildRequest, type CaseFile } from "../test/support/harness.js";
 import { testPool } from "../test/support/pool.js";
 import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
 import { benchTenant } from "./bench-tenant.js";
+import { benchBounds } from "./bench-bounds.js";
 
 const catalog = loadCatalog();
 const ctx = { catalog, generate: generateConfig };
@@ -889,6 +893,7 @@ if (wanted(8)) await benchRestart();
 if (wanted(9) && !(await benchTenant())) process.exitCode = 1;
 if (wanted(10)) await benchParentSeries();
 if (wanted(11) && !(await benchAdmission())) process.exitCode = 1;
+if (wanted(12)) await benchBounds();
 const mem = process.memoryUsage();
 console.log(
   `\nmemory of this process: rss ${(mem.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(mem.heapUsed / 2 ** 20).toFixed(0)} MiB`,

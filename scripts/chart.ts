@@ -5,7 +5,7 @@
 // fails when a committed file differs from what this writes.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { built, root } from "../test/install/tools.js";
+import { built, root } from "../test/support/tools.js";
 import { CHART_DIR, generateChart } from "./chart/generate.js";
 
 const kubectl = join(built("test/k8s/build.sh"), "kubectl");

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { INSTALL_YAML, renderInstallYaml } from "../test/install/install-yaml.js";
-import { built, root } from "../test/install/tools.js";
+import { built, root } from "../test/support/tools.js";
 
 const kubectl = join(built("test/k8s/build.sh"), "kubectl");
 writeFileSync(join(root, INSTALL_YAML), await renderInstallYaml(kubectl));

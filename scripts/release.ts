@@ -56,7 +56,7 @@ import {
 import { imageFiles } from "./release/image-files.js";
 import { osBom, osBomInput, osSbomPath } from "./release/os-packages.js";
 import { CHART_DIR } from "./chart/generate.js";
-import { built } from "../test/install/tools.js";
+import { built } from "../test/support/tools.js";
 
 const root = join(import.meta.dirname, "..");
 const cacheDir = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");

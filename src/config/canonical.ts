@@ -4,15 +4,19 @@
 // entries); list order is kept, because it means something (the first
 // inference provider, the order of providers).
 //
-// The bytes are those of the yaml package's `stringify` with YAML_OPTIONS. A
-// direct writer produces them for the documents llsd-hook generates (block
-// maps and lists, plain, quoted and literal-block scalars), about twenty times
-// faster; anything outside what it knows to write exactly (an unusual key, a
-// control character, a block scalar that keeps trailing newlines) goes through
-// `stringify` instead. test/unit/config/canonical.test.ts holds the two to the
-// same bytes on generated documents.
+// The bytes are those of the yaml package's `stringify` with YAML_OPTIONS,
+// except for strings the server's YAML reader (PyYAML) would refuse or read
+// back changed as yaml writes them: those are double-quoted and escaped
+// (departsFromYaml; ADR 5). A direct writer produces the bytes for the
+// documents llsd-hook generates (block maps and lists, plain, quoted and
+// literal-block scalars), about twenty times faster; anything outside what it
+// knows to write exactly (an unusual key, a control character, a block scalar
+// that keeps trailing newlines) goes through `stringify` instead.
+// test/unit/config/canonical.test.ts holds the two to the same bytes on
+// generated documents; test/llama-stack/canonical.test.ts has PyYAML read
+// the departures back.
 import { createHash } from "node:crypto";
-import { Document, stringify, visit } from "yaml";
+import { Document, visit } from "yaml";
 import { isObject, type Json, type JsonObject } from "../lib/json.js";
 
 const TOP_LEVEL_ORDER = [
@@ -111,30 +115,69 @@ export function toCanonicalYaml(config: JsonObject): string {
 /**
  * Line breaks to the server's PyYAML (NEL, LS, PS) that JSON.stringify and
  * the yaml package leave raw, even in double quotes: PyYAML would fold them
- * into a space or fail on them. Written as the escapes \N, \L and \P.
+ * into a space or fail on them.
  */
 const UNICODE_BREAK = /[\u0085\u2028\u2029]/;
-const UNICODE_BREAK_ESCAPE: Readonly<Record<string, string>> = {
+
+/**
+ * What PyYAML's reader refuses anywhere in a stream (its NON_PRINTABLE): C0
+ * controls but tab, LF and CR; DEL; C1 controls but NEL; lone surrogates;
+ * U+FFFE and U+FFFF. yaml escapes the C0 ones and lone surrogates in double
+ * quotes and writes the others raw.
+ */
+const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+/** A string whose every line holds only spaces and tabs, one a space (`" \n"`). */
+const BLANK_LINES = /^(?=[^]*\n)(?=[^]* )[\t\n ]*$/;
+
+/**
+ * Whether `value`, written as yaml writes it, would be refused or changed by
+ * PyYAML, so that it is written double-quoted with escapes instead:
+ *  - a Unicode line break, or a character PyYAML's reader refuses;
+ *  - a byte order mark (U+FEFF), which PyYAML drops where it starts the text;
+ *  - a tab on one line: yaml writes it plain, and PyYAML ends a plain scalar
+ *    at a tab, then refuses the tab;
+ *  - lines holding only spaces and tabs: yaml writes a `|+` block whose spaces
+ *    PyYAML takes for its indentation (`" \n"` read back as `"\n"`).
+ */
+export function departsFromYaml(value: string): boolean {
+  return (
+    UNICODE_BREAK.test(value) ||
+    NON_PRINTABLE.test(value) ||
+    value.includes("\ufeff") ||
+    (value.includes("\t") && !value.includes("\n")) ||
+    BLANK_LINES.test(value)
+  );
+}
+
+/** What yaml leaves raw in double quotes that PyYAML must read as an escape. */
+const RAW_IN_DOUBLE_QUOTES = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g;
+const NAMED_ESCAPE: Readonly<Record<string, string>> = {
   "\u0085": "\\N",
   "\u2028": "\\L",
   "\u2029": "\\P",
 };
 
-/** yaml's text of a canonical document; a string with a Unicode line break double-quoted and escaped. */
+function escapeRaw(c: string): string {
+  const code = c.charCodeAt(0);
+  return NAMED_ESCAPE[c] ?? (code <= 0xff ? `\\x${code.toString(16)}` : `\\u${code.toString(16)}`);
+}
+
+/** yaml's text of a canonical document, with the strings that depart from it double-quoted and escaped. */
 function stringifyCanonical(doc: JsonObject): string {
-  const text = stringify(doc, YAML_OPTIONS);
-  if (!UNICODE_BREAK.test(text)) return text;
   const document = new Document(doc, YAML_OPTIONS);
+  let departs = false;
   visit(document, {
     Scalar(_key, node) {
-      if (typeof node.value === "string" && UNICODE_BREAK.test(node.value))
+      if (typeof node.value === "string" && departsFromYaml(node.value)) {
         node.type = "QUOTE_DOUBLE";
+        departs = true;
+      }
     },
   });
-  // Every one of them is now inside double quotes, where the escapes are read back.
-  return document
-    .toString(YAML_OPTIONS)
-    .replace(/[\u0085\u2028\u2029]/g, (c) => UNICODE_BREAK_ESCAPE[c] ?? c);
+  const text = document.toString(YAML_OPTIONS);
+  // Every character RAW_IN_DOUBLE_QUOTES finds is now inside double quotes, where escapes are read.
+  return departs ? text.replace(RAW_IN_DOUBLE_QUOTES, escapeRaw) : text;
 }
 
 export function sha256Hex(text: string): string {
@@ -236,7 +279,7 @@ function isPlainKey(key: string): boolean {
     !key.includes("\n") &&
     !NOT_PLAIN.test(key) &&
     !CONTROL.test(key) &&
-    !UNICODE_BREAK.test(key) &&
+    !departsFromYaml(key) &&
     !DOCUMENT_MARKER.test(key) &&
     !IMPLICIT_TYPE.test(key)
   );
@@ -247,8 +290,7 @@ function writeScalar(value: Json, indent: string): string | undefined {
   if (value === null) return "null";
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "number") return writeNumber(value);
-  if (typeof value !== "string" || CONTROL.test(value) || UNICODE_BREAK.test(value))
-    return undefined;
+  if (typeof value !== "string" || CONTROL.test(value) || departsFromYaml(value)) return undefined;
   if (value.includes("\n")) return writeLiteralBlock(value, indent);
   if (NOT_PLAIN.test(value) || IMPLICIT_TYPE.test(value)) return writeQuoted(value);
   return value;

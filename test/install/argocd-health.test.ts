@@ -21,7 +21,7 @@ import {
   type StoredParent,
   type StoredStatus,
 } from "./stored-statuses.js";
-import { argocdHealth, codeBlocks, docSection } from "./tools.js";
+import { argocdHealth, codeBlocks, docSection } from "../support/tools.js";
 
 interface Health {
   status?: string;

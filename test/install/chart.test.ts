@@ -21,7 +21,7 @@ import { CHART_DIR, features, generateChart, KEEP } from "../../scripts/chart/ge
 import { copyTree } from "../k8s/install-run.js";
 import { describeHelm, helmEnv, objectId, runHelm, yamlObjects } from "./helm.js";
 import { setMetacontrollerIdentity } from "./metacontroller-identity.js";
-import { kubectl, root } from "./tools.js";
+import { kubectl, root } from "../support/tools.js";
 
 const TOKEN = "0123456789abcdef0123456789abcdef\n";
 

@@ -13,8 +13,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { requestOf } from "../../src/cli/render.js";
 import { sync } from "../../src/sync.js";
-import { syncContext } from "../golden/harness.js";
-import { fluxKstatus, root } from "./tools.js";
+import { syncContext } from "../support/harness.js";
+import { fluxKstatus, root } from "../support/tools.js";
 import {
   parentOf,
   storedGoldenParents,

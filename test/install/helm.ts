@@ -8,7 +8,7 @@ import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { kubectlEnv } from "../k8s/install-run.js";
 import { expect } from "chai";
-import { commandLines, docSection, helm } from "./tools.js";
+import { commandLines, docSection, helm } from "../support/tools.js";
 
 export interface HelmRun {
   status: number | null;

@@ -23,7 +23,7 @@ import { parse, parseAllDocuments } from "yaml";
 import type { MetricsOptions } from "../../src/server/metrics.js";
 import { venvFor } from "../peers.js";
 import { schemaErrors, type Schema } from "./compositecontroller-schema.js";
-import { kubectl, root, thirdPartyCrdDir } from "./tools.js";
+import { kubectl, root, thirdPartyCrdDir } from "../support/tools.js";
 import {
   driveSyncs,
   EXPECTED_OUTCOMES,

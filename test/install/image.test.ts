@@ -27,7 +27,7 @@ import { freePort } from "../net.js";
 import { loadPeers } from "../peers.js";
 import { IMAGE_TEST_CONTAINERS } from "../node/host.js";
 import { layerPaths, readOciArchive, unpackLayers, type OciImage } from "./oci-image.js";
-import { root } from "./tools.js";
+import { root } from "../support/tools.js";
 
 const MiB = 2 ** 20;
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { INSTALL_YAML, renderInstallYaml } from "./install-yaml.js";
-import { kubectl, root } from "./tools.js";
+import { kubectl, root } from "../support/tools.js";
 
 describe("manifests/install.yaml", function () {
   this.timeout(60_000);

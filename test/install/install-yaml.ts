@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { format, resolveConfig } from "prettier";
-import { root } from "./tools.js";
+import { root } from "../support/tools.js";
 
 export const INSTALL_YAML = "manifests/install.yaml";
 

@@ -17,7 +17,7 @@ import {
   setMetacontrollerIdentity,
   type MetacontrollerIdentity,
 } from "./metacontroller-identity.js";
-import { codeBlocks, docSection, kubectl, root } from "./tools.js";
+import { codeBlocks, docSection, kubectl, root } from "../support/tools.js";
 
 type Obj = Record<string, unknown> & {
   apiVersion: string;

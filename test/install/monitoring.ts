@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { loadPeers } from "../peers.js";
-import { root } from "./tools.js";
+import { root } from "../support/tools.js";
 
 export const MONITORING_DIR = join(root, "manifests", "components", "hook-monitoring");
 

@@ -32,7 +32,7 @@ import type { SyncResponse } from "../../src/api/hook.js";
 import { engineProblem, unsupportedNode } from "../../src/edge/node-engines.js";
 import { freePort } from "../net.js";
 import { enginesRange } from "../node-version.js";
-import { codeBlocks, docSection, root } from "./tools.js";
+import { codeBlocks, docSection, root } from "../support/tools.js";
 
 const CACHE = process.env["LLSD_CACHE_DIR"] ?? join(homedir(), ".cache", "llsd-hook");
 

@@ -19,7 +19,7 @@ import {
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildRequest, loadCases } from "../golden/harness.js";
+import { buildRequest, loadCases } from "../support/harness.js";
 import { freePort } from "../net.js";
 
 const root = join(import.meta.dirname, "..", "..");

@@ -22,7 +22,7 @@ import {
   trackedFiles,
 } from "../../scripts/release/artifacts.js";
 import { readOciArchive, unpackLayers } from "./oci-image.js";
-import { root } from "./tools.js";
+import { root } from "../support/tools.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   version: string;

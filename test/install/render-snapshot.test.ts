@@ -23,8 +23,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { loadCases } from "../golden/harness.js";
-import { root } from "./tools.js";
+import { loadCases } from "../support/harness.js";
+import { root } from "../support/tools.js";
 
 /**
  * One case of each kind: every release, distributions other than starter, TLS,

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { parseAllDocuments } from "yaml";
 import { OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
-import { kubectl, root } from "./tools.js";
+import { kubectl, root } from "../support/tools.js";
 
 type Obj = Record<string, unknown> & { kind: string; metadata: { name: string } };
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
-import { CASES_DIR } from "../golden/harness.js";
+import { CASES_DIR } from "../support/harness.js";
 
 export interface StoredCondition {
   type: string;

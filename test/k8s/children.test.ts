@@ -11,7 +11,7 @@ import { buildConfigMap } from "../../src/children/configmap.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
-import { loadCases, runCase } from "../golden/harness.js";
+import { loadCases, runCase } from "../support/harness.js";
 import { restrictedNamespace, type Status } from "./kube.js";
 import { cluster } from "./setup.js";
 

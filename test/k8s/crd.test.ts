@@ -14,7 +14,7 @@ import { ALL_RULES } from "../../src/api/rules.js";
 import { CRD_FILE } from "../../src/api/crd-file.js";
 import { API_VERSION, KIND, LlamaStackDistribution } from "../../src/api/schema.js";
 import { loadRuleExamples } from "../rules-examples.js";
-import { loadCases } from "../golden/harness.js";
+import { loadCases } from "../support/harness.js";
 import type { Kube, Status } from "./kube.js";
 import { cluster, endTitle, ENDS } from "./setup.js";
 

@@ -34,7 +34,7 @@ import {
   docSection,
   root,
   thirdPartyCrdDir,
-} from "../install/tools.js";
+} from "../support/tools.js";
 import { copyTree, describeRun, gone, kubectlEnv, runLines, warnings } from "./install-run.js";
 import { restrictedNamespace } from "./kube.js";
 import { Metacontroller } from "./metacontroller.js";

@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { KubeObject } from "../../src/api/hook.js";
-import { kubectl, root } from "../install/tools.js";
+import { kubectl, root } from "../support/tools.js";
 import { serveV1alpha1, RESOURCE, V1, V2, type ConversionHook } from "./conversion-hook.js";
 import { waitFor } from "./kube.js";
 import { Metacontroller, type ApplyStrategy, type SyncRound } from "./metacontroller.js";

@@ -20,7 +20,7 @@ import { CRD_FILE } from "../../src/api/crd-file.js";
 import { CHART_DIR, generateChart } from "../../scripts/chart/generate.js";
 import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
 import { helmCommandEnv, helmDocCommand, objectId, runHelm, yamlObjects } from "../install/helm.js";
-import { kubectl, root, thirdPartyCrdDir } from "../install/tools.js";
+import { kubectl, root, thirdPartyCrdDir } from "../support/tools.js";
 import { startControlPlane, type ControlPlane } from "./cluster.js";
 import { copyTree, describeRun, runLines, type Run } from "./install-run.js";
 import { waitFor, type Kube } from "./kube.js";

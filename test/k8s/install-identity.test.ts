@@ -25,27 +25,29 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, PLURAL } from "../../src/api/schema.js";
-import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
 import {
   DEFAULT_IDENTITY,
   serviceAccountUser,
   setMetacontrollerIdentity,
   type MetacontrollerIdentity,
 } from "../install/metacontroller-identity.js";
-import { root, thirdPartyCrdDir } from "../install/tools.js";
+import { root } from "../support/tools.js";
 import { freePort } from "../net.js";
 import { stopProcess, type ControlPlane } from "./cluster.js";
 import { makeCertificates } from "./conversion-hook.js";
 import {
   copyTree,
   describeRun,
-  gone,
   httpsCommands,
   installCommand,
+  installGone,
+  installMetacontroller,
   kubectlEnv,
   metacontrollerNeeds,
   reviewNeeds,
   runLines,
+  thirdPartyCrdLines,
+  uninstall,
   warnings,
 } from "./install-run.js";
 import { Kube, restrictedNamespace, waitFor } from "./kube.js";
@@ -54,13 +56,7 @@ import { cluster, endTitle, ENDS } from "./setup.js";
 
 const MOVED: MetacontrollerIdentity = { namespace: "mc-system", serviceAccount: "mc-controller" };
 const APP_NS = "mc-identity-app";
-const CRD_API = "apiextensions.k8s.io/v1";
 const CC_API = "metacontroller.k8s.io/v1alpha1";
-const THIRD_PARTY_CRDS = [
-  "compositecontrollers.metacontroller.k8s.io",
-  "issuers.cert-manager.io",
-  "certificates.cert-manager.io",
-];
 const NAMESPACES = ["llsd-hook", MOVED.namespace, DEFAULT_IDENTITY.namespace, APP_NS];
 
 type SecretRef = { name: string; namespace: string; key?: string };
@@ -138,38 +134,13 @@ for (const end of ENDS) {
     before(async () => {
       const kube = cluster(end).kube;
       // The other install test (install.test.ts) may have just deleted them.
-      await gone(kube, "v1", "namespaces", NAMESPACES);
-      await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
+      await installGone(kube, NAMESPACES);
       work = mkdtempSync(join(tmpdir(), "llsd-install-identity-"));
       env = kubectlEnv(work, cluster(end).kubeconfig, cluster(end).kubectl);
-      // What installing Metacontroller elsewhere leaves: its namespace, its ServiceAccount there,
-      // its CompositeController CRD. The default namespace and ServiceAccount exist too, unused.
-      for (const identity of [MOVED, DEFAULT_IDENTITY]) {
-        await kube.mustCreate("v1", "namespaces", {
-          apiVersion: "v1",
-          kind: "Namespace",
-          metadata: { name: identity.namespace },
-        });
-        await kube.mustCreate("v1", "serviceaccounts", {
-          apiVersion: "v1",
-          kind: "ServiceAccount",
-          metadata: { name: identity.serviceAccount, namespace: identity.namespace },
-        });
-      }
-      const crd = compositeControllerCrd() as KubeObject;
-      const res = await kube.apply(CRD_API, "customresourcedefinitions", crd, {
-        fieldManager: "llsd-test",
-        force: true,
-      });
-      expect(res.status, JSON.stringify(res.body)).to.be.below(300);
-      const crds = runLines(
-        [
-          `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
-          `kubectl wait --for=condition=Established --timeout=60s ${THIRD_PARTY_CRDS.map((c) => `crd/${c}`).join(" ")}`,
-        ],
-        root,
-        env,
-      );
+      // What installing Metacontroller elsewhere leaves. The default namespace and ServiceAccount
+      // exist too, unused.
+      await installMetacontroller(kube, [MOVED, DEFAULT_IDENTITY]);
+      const crds = runLines(thirdPartyCrdLines(), root, env);
       expect(crds.status, describeRun(crds)).to.equal(0);
       tree = join(work, "tree");
       copyTree(tree, ["manifests", "metacontroller", "examples/https"]);
@@ -179,20 +150,8 @@ for (const end of ENDS) {
     after(async () => {
       if (hook !== undefined) await stopProcess(hook.proc);
       const kube = cluster(end).kube;
-      await kube.remove(CC_API, "compositecontrollers", undefined, "llsd-hook");
       await kube.remove(API_VERSION, PLURAL, APP_NS, "llama");
-      for (const name of THIRD_PARTY_CRDS)
-        await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
-      for (const ns of NAMESPACES) await kube.remove("v1", "namespaces", undefined, ns);
-      for (const resource of ["clusterrolebindings", "clusterroles"])
-        await kube.remove(
-          "rbac.authorization.k8s.io/v1",
-          resource,
-          undefined,
-          "metacontroller-llsd-hook",
-        );
-      await gone(kube, "v1", "namespaces", NAMESPACES);
-      await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
+      await uninstall(kube, NAMESPACES);
       rmSync(work, { recursive: true, force: true });
     });
 

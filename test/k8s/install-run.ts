@@ -1,6 +1,8 @@
-// What the install tests share: the README's and the HTTPS page's command
-// lines, run by bash with only the suite's kubectl on PATH; the Warning lines
-// kubectl prints; a copy of the install tree to run them in; and the
+// What the install tests share (test/k8s/install*.test.ts, and the node's
+// install of the hook, test/node/hook.ts): what installing Metacontroller and
+// cert-manager's CRDs leaves, and its removal; the README's and the HTTPS
+// page's command lines, run by bash with only the suite's kubectl on PATH; the
+// Warning lines kubectl prints; a copy of the install tree to run them in; and the
 // SubjectAccessReviews that say what a user may do with LlamaStackDistributions,
 // their children and related objects (Metacontroller's needs, from
 // metacontroller/compositecontroller.yaml and src/children/types.ts).
@@ -9,11 +11,22 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, PLURAL } from "../../src/api/schema.js";
 import { RELATED_TYPES } from "../../src/children/types.js";
-import { commandLines, docSection, kubectl, root } from "../install/tools.js";
+import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
+import type { MetacontrollerIdentity } from "../install/metacontroller-identity.js";
+import { commandLines, docSection, kubectl, root, thirdPartyCrdDir } from "../support/tools.js";
 import type { Kube } from "./kube.js";
 import { waitFor } from "./kube.js";
+
+const CRD_API = "apiextensions.k8s.io/v1";
+/** The CRDs an install applies beside the suite's own: Metacontroller's, cert-manager's two. */
+const THIRD_PARTY_CRDS = [
+  "compositecontrollers.metacontroller.k8s.io",
+  "issuers.cert-manager.io",
+  "certificates.cert-manager.io",
+];
 
 export interface Run {
   status: number | null;
@@ -215,4 +228,74 @@ export async function reviewNeeds(
     (ok ? allowed : denied).push(what);
   }
   return { allowed, denied };
+}
+
+/**
+ * What installing Metacontroller leaves, for each of `identities`: its
+ * namespace and its ServiceAccount there; and the CompositeController CRD.
+ */
+export async function installMetacontroller(
+  kube: Kube,
+  identities: MetacontrollerIdentity[],
+): Promise<void> {
+  for (const identity of identities) {
+    await kube.mustCreate("v1", "namespaces", {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: identity.namespace },
+    });
+    await kube.mustCreate("v1", "serviceaccounts", {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: identity.serviceAccount, namespace: identity.namespace },
+    });
+  }
+  const crd = compositeControllerCrd() as KubeObject;
+  const res = await kube.apply(CRD_API, "customresourcedefinitions", crd, {
+    fieldManager: "llsd-test",
+    force: true,
+  });
+  if (res.status >= 300)
+    throw new Error(`the CompositeController CRD: ${JSON.stringify(res.body)}`);
+}
+
+/** cert-manager's CRDs applied as a user applies them, then every third-party CRD established. */
+export function thirdPartyCrdLines(): string[] {
+  return [
+    `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
+    `kubectl wait --for=condition=Established --timeout=60s ${THIRD_PARTY_CRDS.map((c) => `crd/${c}`).join(" ")}`,
+  ];
+}
+
+/**
+ * Waits until nothing of an earlier install is left: `namespaces` and the
+ * third-party CRDs (one being deleted refuses to be made again).
+ */
+export async function installGone(kube: Kube, namespaces: string[]): Promise<void> {
+  await gone(kube, "v1", "namespaces", namespaces);
+  await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
+}
+
+/**
+ * Removes what an install made (the CompositeController, the third-party CRDs,
+ * `namespaces`, Metacontroller's cluster RBAC) and waits until it is gone.
+ */
+export async function uninstall(kube: Kube, namespaces: string[]): Promise<void> {
+  await kube.remove(
+    "metacontroller.k8s.io/v1alpha1",
+    "compositecontrollers",
+    undefined,
+    "llsd-hook",
+  );
+  for (const name of THIRD_PARTY_CRDS)
+    await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
+  for (const ns of namespaces) await kube.remove("v1", "namespaces", undefined, ns);
+  for (const resource of ["clusterrolebindings", "clusterroles"])
+    await kube.remove(
+      "rbac.authorization.k8s.io/v1",
+      resource,
+      undefined,
+      "metacontroller-llsd-hook",
+    );
+  await installGone(kube, namespaces);
 }

@@ -14,20 +14,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
-import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
 import { DEFAULT_IDENTITY, serviceAccountUser } from "../install/metacontroller-identity.js";
-import { root, thirdPartyCrdDir } from "../install/tools.js";
+import { root, thirdPartyCrdDir } from "../support/tools.js";
 import {
   copyTree,
   describeRun,
   httpsCommands,
   installCommand,
+  installGone,
+  installMetacontroller,
   kubectlEnv,
   mayDo,
   metacontrollerMustNot,
-  gone,
   reviewNeeds,
   runLines,
+  thirdPartyCrdLines,
+  uninstall,
   warnings,
   type Run,
 } from "./install-run.js";
@@ -35,14 +37,7 @@ import { cluster, endTitle, ENDS } from "./setup.js";
 import { waitFor } from "./kube.js";
 
 const METACONTROLLER = serviceAccountUser(DEFAULT_IDENTITY);
-const CRD_API = "apiextensions.k8s.io/v1";
 const CC_API = "metacontroller.k8s.io/v1alpha1";
-/** The CRDs this test installs beside the suite's own. */
-const THIRD_PARTY_CRDS = [
-  "compositecontrollers.metacontroller.k8s.io",
-  "issuers.cert-manager.io",
-  "certificates.cert-manager.io",
-];
 
 function objectsOf(yamlText: string): KubeObject[] {
   return parseAllDocuments(yamlText)
@@ -61,21 +56,8 @@ for (const end of ENDS) {
       work = mkdtempSync(join(tmpdir(), "llsd-install-"));
       env = kubectlEnv(work, cluster(end).kubeconfig, cluster(end).kubectl);
       // The other install test (install-identity.test.ts) may have just deleted them.
-      await gone(kube, "v1", "namespaces", ["llsd-hook", "metacontroller"]);
-      await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
-      // What installing Metacontroller leaves: its namespace and its CompositeController CRD.
-      for (const obj of [
-        { apiVersion: "v1", kind: "Namespace", metadata: { name: "metacontroller" } },
-        compositeControllerCrd(),
-      ] as KubeObject[]) {
-        const res = await kube.apply(
-          obj.apiVersion,
-          obj.kind === "Namespace" ? "namespaces" : "customresourcedefinitions",
-          obj,
-          { fieldManager: "llsd-test", force: true },
-        );
-        expect(res.status, JSON.stringify(res.body)).to.be.below(300);
-      }
+      await installGone(kube, ["llsd-hook", "metacontroller"]);
+      await installMetacontroller(kube, [DEFAULT_IDENTITY]);
       const established = runLines(
         [
           "kubectl wait --for=condition=Established --timeout=60s crd/compositecontrollers.metacontroller.k8s.io",
@@ -87,21 +69,7 @@ for (const end of ENDS) {
     });
 
     after(async () => {
-      const kube = cluster(end).kube;
-      await kube.remove(CC_API, "compositecontrollers", undefined, "llsd-hook");
-      for (const name of THIRD_PARTY_CRDS)
-        await kube.remove(CRD_API, "customresourcedefinitions", undefined, name);
-      for (const ns of ["llsd-hook", "metacontroller"])
-        await kube.remove("v1", "namespaces", undefined, ns);
-      for (const resource of ["clusterrolebindings", "clusterroles"])
-        await kube.remove(
-          "rbac.authorization.k8s.io/v1",
-          resource,
-          undefined,
-          "metacontroller-llsd-hook",
-        );
-      await gone(kube, "v1", "namespaces", ["llsd-hook", "metacontroller"]);
-      await gone(kube, CRD_API, "customresourcedefinitions", THIRD_PARTY_CRDS);
+      await uninstall(cluster(end).kube, ["llsd-hook", "metacontroller"]);
       rmSync(work, { recursive: true, force: true });
     });
 
@@ -182,14 +150,7 @@ for (const end of ENDS) {
     });
 
     it("the HTTPS overlay applies over it with cert-manager's CRDs from its published module", async () => {
-      const crds = runLines(
-        [
-          `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
-          "kubectl wait --for=condition=Established --timeout=60s crd/issuers.cert-manager.io crd/certificates.cert-manager.io",
-        ],
-        root,
-        env,
-      );
+      const crds = runLines(thirdPartyCrdLines(), root, env);
       expect(crds.status, describeRun(crds)).to.equal(0);
       const tree = join(work, "https");
       copyTree(tree, ["manifests", "metacontroller", "examples/https"]);

@@ -5,6 +5,7 @@
 // under another field manager (the User-Agent's first segment, as for client-go).
 import { request as httpsRequest } from "node:https";
 import type { KubeObject } from "../../src/api/hook.js";
+import { readWatch } from "../support/watch.js";
 
 export interface KubeResponse<T = unknown> {
   status: number;
@@ -256,26 +257,14 @@ export class Kube {
       const req = httpsRequest(
         url,
         { method: "GET", ca: this.ca, headers: { authorization: `Bearer ${this.token}` } },
-        (res) => {
-          let buffer = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => {
-            buffer += chunk;
-            let nl: number;
-            while ((nl = buffer.indexOf("\n")) >= 0) {
-              const line = buffer.slice(0, nl);
-              buffer = buffer.slice(nl + 1);
-              if (line.trim() === "") continue;
-              const event = JSON.parse(line) as { type: string; object: KubeObject };
-              if (until(event)) {
-                clearTimeout(timer);
-                req.destroy();
-                resolve(event);
-                return;
-              }
-            }
-          });
-        },
+        (res) =>
+          readWatch<KubeObject>(res, (event) => {
+            if (!until(event)) return false;
+            clearTimeout(timer);
+            req.destroy();
+            resolve(event);
+            return true;
+          }),
       );
       const timer = setTimeout(() => {
         req.destroy();

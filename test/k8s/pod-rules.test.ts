@@ -8,7 +8,7 @@ import { expect } from "chai";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Container, PodSpec } from "kubernetes-types/core/v1.js";
 import { ACCEPTED_WORKLOAD, POD_RULE_ROWS } from "../unit/children/pod-rules-rows.js";
-import { request, syncOk } from "../unit/arbitraries.js";
+import { request, syncOk } from "../support/request.js";
 import { cluster } from "./setup.js";
 
 const base = {

@@ -2,6 +2,7 @@
 // so pods the ReplicaSet controller creates are marked Running and Ready by
 // hand, and a rollout is waited for the way `kubectl rollout status` does.
 import type { KubeObject } from "../../src/api/hook.js";
+import { rolledOutReplicas, type ObservedDeployment } from "../support/rollout.js";
 import { waitFor, type Kube } from "./kube.js";
 
 /** Every pod matching `selector` not yet ready (nor being deleted) becomes Running and Ready. */
@@ -37,16 +38,6 @@ export async function markPodsReady(
   return marked;
 }
 
-type ObservedDeployment = KubeObject & {
-  spec: { replicas?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    updatedReplicas?: number;
-    availableReplicas?: number;
-  };
-};
-
 /**
  * Waits until the Deployment controller reports the Deployment `name`'s
  * current template rolled out and available, marking its pods (those
@@ -64,15 +55,7 @@ export async function waitRolledOut(
       await markPodsReady(kube, namespace, selector);
       const d = (await kube.get("apps/v1", "deployments", namespace, name)) as
         ObservedDeployment | undefined;
-      const s = d?.status;
-      const want = d?.spec.replicas ?? 1;
-      return s !== undefined &&
-        (s.observedGeneration ?? 0) >= (d?.metadata.generation ?? 1) &&
-        s.updatedReplicas === want &&
-        s.replicas === want &&
-        s.availableReplicas === want
-        ? true
-        : undefined;
+      return rolledOutReplicas(d) === undefined ? undefined : true;
     },
     90_000,
     500,

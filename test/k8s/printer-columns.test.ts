@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
-import { kubectl, root } from "../install/tools.js";
+import { kubectl, root } from "../support/tools.js";
 import { restrictedNamespace } from "./kube.js";
 import { cluster } from "./setup.js";
 

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { SERVICE_MONITOR_TYPE } from "../../src/children/types.js";
-import { loadCases, runCase } from "../golden/harness.js";
-import { thirdPartyCrdDir } from "../install/tools.js";
+import { loadCases, runCase } from "../support/harness.js";
+import { thirdPartyCrdDir } from "../support/tools.js";
 import { cluster } from "./setup.js";
 import { waitFor } from "./kube.js";
 

@@ -24,7 +24,7 @@ import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
-import { loadCases, runCase } from "../golden/harness.js";
+import { loadCases, runCase } from "../support/harness.js";
 import { restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
 import { Metacontroller, ssaPayload, type SyncRound } from "./metacontroller.js";
 import { serveHook } from "./serve-hook.js";

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { CONVERSION_PATCH_FILE, CRD_FILE } from "../../src/api/crd-file.js";
-import { kubectl } from "../install/tools.js";
+import { kubectl } from "../support/tools.js";
 import { freePort } from "../net.js";
 import {
   CRD_API,

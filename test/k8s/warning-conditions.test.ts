@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { API_VERSION, KIND } from "../../src/api/schema.js";
 import type { Status } from "../../src/api/status.js";
-import { kubectl, root } from "../install/tools.js";
+import { kubectl, root } from "../support/tools.js";
 import { restrictedNamespace } from "./kube.js";
 import { cluster } from "./setup.js";
 

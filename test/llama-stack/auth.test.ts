@@ -28,14 +28,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import { parse, stringify } from "yaml";
-import { SyncRequest } from "../../src/api/hook.js";
-import { sync } from "../../src/sync.js";
 import { YAML_OPTIONS } from "../../src/config/canonical.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
 import { cluster } from "../k8s/setup.js";
 import type { Kube } from "../k8s/kube.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
+import { generate, llsd, related, vllmCreds, vllmStarter, type Generated } from "./generated.js";
 
 const model = "meta-llama/Llama-3.2-3B-Instruct";
 const NAME = "guarded";
@@ -46,73 +44,12 @@ const IN_POD_CA = "/etc/llama-stack/auth-ca/ca.crt";
 const IN_CLUSTER = "https://kubernetes.default.svc";
 const DISCOVERY_BINDING = "llsd-test-oidc-discovery-unauthenticated";
 
-/**
- * The APIs to disable so that only inference boots (no torch): 0.6.1 still has
- * agents and post_training (torchtune), and no responses API.
- */
-const DISABLED: Record<string, string> = {
-  default:
-    "[safety, eval, scoring, datasetio, vectorIo, responses, toolRuntime, batches, fileProcessors]",
-  "0.6.1":
-    "[safety, eval, scoring, datasetio, vectorIo, agents, postTraining, toolRuntime, batches, fileProcessors]",
-};
-
-/** boot-generated.test.ts's resource (the same provider deps, on 0.6.1 fewer APIs), with spec.auth. */
-function llsd(endpoint: string, release: string, auth: unknown): unknown {
-  const spec = parse(`
-distribution: {name: starter, release: "${release}"}
-providers:
-  inference:
-    - provider: vllm
-      endpoint: ${endpoint}
-      apiKey: {secretKeyRef: {name: vllm-creds, key: token}}
-disabledProviders: [sentence-transformers, transformers, fireworks, together, bedrock,
-                    openai, anthropic, gemini, groq, sambanova, meta, vertexai]
-disabled: ${DISABLED[release] ?? DISABLED["default"]}
-resources:
-  models: [{name: ${model}}]
-`) as Record<string, unknown>;
-  return {
-    apiVersion: "llamastack.io/v1alpha2",
-    kind: "LlamaStackDistribution",
-    metadata: { name: NAME, namespace: NAMESPACE, uid: "uid-guarded", generation: 1 },
-    spec: { ...spec, auth },
-  };
-}
-
-interface Generated {
-  configYaml: string;
-  env: Record<string, string>;
-  deployment: Deployment;
-}
-
-function generate(endpoint: string, release: string, auth: unknown): Generated {
-  const related = (kind: string, name: string, data: Record<string, string>) => ({
-    [`${NAMESPACE}/${name}`]: {
-      apiVersion: "v1",
-      kind,
-      metadata: { name, namespace: NAMESPACE, resourceVersion: "1" },
-      data,
-    },
-  });
-  const request = SyncRequest.parse({
-    parent: llsd(endpoint, release, auth),
-    related: {
-      "Secret.v1": related("Secret", "vllm-creds", {
-        token: Buffer.from("unused").toString("base64"),
-      }),
-      "ConfigMap.v1": related("ConfigMap", "kube-root-ca.crt", { "ca.crt": "(the CA)" }),
-    },
-  });
-  const outcome = sync(request, "2026-11-01T12:00:00Z", syncContext());
-  if (outcome.kind !== "ok") throw new Error(outcome.message);
-  const { response } = outcome;
-  const configYaml = configOf(response);
-  const deployment = response.children.find((c) => c.kind === "Deployment") as
-    Deployment | undefined;
-  if (configYaml === undefined || deployment === undefined)
-    throw new Error(`no config or Deployment: ${JSON.stringify(response.status)}`);
-  return { configYaml, env: containerEnv(response), deployment };
+/** boot-generated.test.ts's resource, with spec.auth (the server reads the cluster's CA from kube-root-ca.crt). */
+function generateWith(endpoint: string, release: string, auth: unknown): Generated {
+  return generate(llsd(NAME, NAMESPACE, { ...vllmStarter(release, endpoint, model), auth }), [
+    vllmCreds(NAMESPACE),
+    related("ConfigMap", NAMESPACE, "kube-root-ca.crt", { "ca.crt": "(the CA)" }),
+  ]);
 }
 
 type ProviderConfig = Record<string, unknown>;
@@ -242,7 +179,7 @@ describe("spec.auth on real servers, with the suite's kube-apiserver", function 
 
   for (const release of ["0.6.1", "0.7.3", "1.4.1", "1.5.0"]) {
     it(`${release} kubernetes: no token and a forged one get 401, a ServiceAccount's token 200 with the models; /v1/health needs none`, async () => {
-      const generated = generate(fake.baseUrl, release, { kubernetes: {} });
+      const generated = generateWith(fake.baseUrl, release, { kubernetes: {} });
       expect(providerConfigOf(generated.configYaml)).to.deep.equal({
         type: "kubernetes",
         api_server_url: IN_CLUSTER,
@@ -305,7 +242,7 @@ describe("spec.auth on real servers, with the suite's kube-apiserver", function 
         { fieldManager: "llsd-test", force: true },
       );
       expect(res.status, JSON.stringify(res.body)).to.be.below(300);
-      const generated = generate(fake.baseUrl, release, {
+      const generated = generateWith(fake.baseUrl, release, {
         oauth2: {
           issuer: IN_CLUSTER,
           audience: AUDIENCE,

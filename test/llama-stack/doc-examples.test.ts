@@ -13,7 +13,7 @@ import { requestOf } from "../../src/cli/render.js";
 import { TRUST } from "../../src/container.js";
 import { sync } from "../../src/sync.js";
 import { docExamples } from "../docs/examples.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
+import { configOf, containerEnv, syncContext } from "../support/harness.js";
 import { isKnownQuirk } from "./quirks.js";
 import { runValidator } from "./validator.js";
 

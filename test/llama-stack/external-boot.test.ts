@@ -19,12 +19,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parse } from "yaml";
-import { SyncRequest } from "../../src/api/hook.js";
-import { sync } from "../../src/sync.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
 import { bootLlamaStack, type BootedStack, type BootFailure } from "./boot.js";
 import { installExternalProviders } from "./external.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
+import { generate, inferenceOnly, llsd, related, type Generated } from "./generated.js";
 import { runValidator } from "./validator.js";
 
 const RELEASES = ["1.5.0", "0.7.3", "1.4.1", "0.6.1"];
@@ -36,8 +34,8 @@ const REPLY = "pong from the echo service";
 /** What containerEnv puts in place of the Secret's value. */
 const KEY = "test-value-of-echo-token";
 
-/** Only inference and what the release keeps that needs no torch (trust.test.ts's set). */
-function llsd(release: string, echoUrl: string): unknown {
+/** boot-generated.test.ts's shed of providers and APIs, inference served by acme_echo only. */
+function generateWith(release: string, echoUrl: string): Generated {
   const spec = parse(`
 distribution: {name: starter, release: "${release}"}
 providers:
@@ -48,49 +46,13 @@ providers:
       settings: {base_url: "${echoUrl}", prefix: "${PREFIX}"}
       secretRefs:
         api_key: {secretKeyRef: {name: echo, key: token}}
-disabledProviders: [sentence-transformers, transformers, fireworks, together, bedrock,
-                    openai, anthropic, gemini, groq, sambanova, meta, vertexai]
-disabled: [safety, eval, scoring, datasetio, vectorIo, responses, toolRuntime, batches,
-           fileProcessors, agents, postTraining]
 resources:
   models:
     - {name: ${MODEL}, provider: echo}
 `) as Record<string, unknown>;
-  // Only what the release has (0.6.1: agents and postTraining, not responses; OGX: no eval, ...).
-  const apis = syncContext().catalog.byRelease[release]?.apis.providable ?? [];
-  const camel = (api: string) => api.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-  spec["disabled"] = (spec["disabled"] as string[]).filter((k) => apis.some((a) => camel(a) === k));
-  return {
-    apiVersion: "llamastack.io/v1alpha2",
-    kind: "LlamaStackDistribution",
-    metadata: { name: "external", namespace: "default", uid: "uid-external", generation: 1 },
-    spec,
-  };
-}
-
-/** The generated config and the container's environment. */
-function generate(parent: unknown): { configYaml: string; env: Record<string, string> } {
-  const request = SyncRequest.parse({
-    parent,
-    related: {
-      "Secret.v1": {
-        "default/echo": {
-          apiVersion: "v1",
-          kind: "Secret",
-          metadata: { name: "echo", namespace: "default", resourceVersion: "1" },
-          data: { token: Buffer.from("unused").toString("base64") },
-        },
-      },
-    },
-  });
-  const outcome = sync(request, "2026-11-01T12:00:00Z", syncContext());
-  if (outcome.kind !== "ok") throw new Error(outcome.message);
-  const configYaml = configOf(outcome.response);
-  if (configYaml === undefined) {
-    const status = JSON.stringify(outcome.response.status, null, 1);
-    throw new Error(`no config was generated:\n${status}`);
-  }
-  return { configYaml, env: containerEnv(outcome.response) };
+  return generate(llsd("external", "default", { ...spec, ...inferenceOnly(release) }), [
+    related("Secret", "default", "echo", { token: Buffer.from("unused").toString("base64") }),
+  ]);
 }
 
 interface ProviderInfo {
@@ -127,11 +89,11 @@ describe("an external provider (module:) on real servers", function () {
 
   for (const release of RELEASES) {
     describe(release, () => {
-      let generated: { configYaml: string; env: Record<string, string> };
+      let generated: Generated;
       let stack: BootedStack;
 
       before(async () => {
-        generated = generate(llsd(release, echo.baseUrl));
+        generated = generateWith(release, echo.baseUrl);
         const pythonPath = installExternalProviders(release, workDir);
         stack = await bootLlamaStack({
           release,

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TRUST } from "../../src/container.js";
-import { configOf, containerEnv, loadCases, runCase } from "../golden/harness.js";
+import { configOf, containerEnv, loadCases, runCase } from "../support/harness.js";
 import { installExternalProviders } from "./external.js";
 import { isKnownQuirk } from "./quirks.js";
 import { runValidator, type ValidationItem } from "./validator.js";

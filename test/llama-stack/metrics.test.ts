@@ -11,91 +11,25 @@
 //    OTLP/HTTP protobuf to <endpoint>/v1/metrics, decoded with the
 //    opentelemetry-proto classes from its venv, named as OTEL_SERVICE_NAME says.
 import { expect } from "chai";
-import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
-import { join } from "node:path";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { Service } from "kubernetes-types/core/v1.js";
-import { parse } from "yaml";
-import { SyncRequest, type SyncResponse } from "../../src/api/hook.js";
-import { sync } from "../../src/sync.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
 import { freePort } from "../net.js";
-import { venvFor } from "../peers.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
+import { generate, llsd, vllmCreds, vllmStarter, type Generated } from "./generated.js";
+import { python } from "./python.js";
 
 const model = "meta-llama/Llama-3.2-3B-Instruct";
 const NAME = "metered";
 const NAMESPACE = "team-a";
 
-/** boot-generated.test.ts's resource (the same provider deps), with spec.monitoring. */
-function llsd(endpoint: string, release: string, monitoring: unknown): unknown {
-  const spec = parse(`
-distribution: {name: starter, release: "${release}"}
-providers:
-  inference:
-    - provider: vllm
-      endpoint: ${endpoint}
-      apiKey: {secretKeyRef: {name: vllm-creds, key: token}}
-disabledProviders: [sentence-transformers, transformers, fireworks, together, bedrock,
-                    openai, anthropic, gemini, groq, sambanova, meta, vertexai]
-disabled: [safety, eval, scoring, datasetio, vectorIo, responses, toolRuntime, batches,
-           fileProcessors]
-resources:
-  models: [{name: ${model}}]
-`) as Record<string, unknown>;
-  return {
-    apiVersion: "llamastack.io/v1alpha2",
-    kind: "LlamaStackDistribution",
-    metadata: { name: NAME, namespace: NAMESPACE, uid: "uid-metered", generation: 1 },
-    spec: { ...spec, monitoring },
-  };
-}
-
-interface Generated {
-  configYaml: string;
-  env: Record<string, string>;
-  deployment: Deployment;
-  response: SyncResponse;
-}
-
-function generate(endpoint: string, release: string, monitoring: unknown): Generated {
-  const request = SyncRequest.parse({
-    parent: llsd(endpoint, release, monitoring),
-    related: {
-      "Secret.v1": {
-        [`${NAMESPACE}/vllm-creds`]: {
-          apiVersion: "v1",
-          kind: "Secret",
-          metadata: { name: "vllm-creds", namespace: NAMESPACE, resourceVersion: "1" },
-          data: { token: Buffer.from("unused").toString("base64") },
-        },
-      },
-    },
-  });
-  const outcome = sync(request, "2026-11-01T12:00:00Z", syncContext());
-  if (outcome.kind !== "ok") throw new Error(outcome.message);
-  const { response } = outcome;
-  const configYaml = configOf(response);
-  const deployment = response.children.find((c) => c.kind === "Deployment") as
-    Deployment | undefined;
-  if (configYaml === undefined || deployment === undefined)
-    throw new Error(`no config or Deployment: ${JSON.stringify(response.status)}`);
-  return { configYaml, env: containerEnv(response), deployment, response };
-}
-
-function python(release: string, script: string, input: string | Buffer): string {
-  const run = spawnSync(join(venvFor(release), "bin", "python"), ["-c", script], {
-    input,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 60_000,
-  });
-  if (run.status !== 0) throw new Error(`python failed (${run.status}):\n${run.stderr}`);
-  return run.stdout;
+/** boot-generated.test.ts's resource, with spec.monitoring. */
+function generateWith(endpoint: string, release: string, monitoring: unknown): Generated {
+  const spec = { ...vllmStarter(release, endpoint, model), monitoring };
+  return generate(llsd(NAME, NAMESPACE, spec), [vllmCreds(NAMESPACE)]);
 }
 
 interface Family {
@@ -163,7 +97,7 @@ describe("spec.monitoring on real servers", function () {
       let stack: BootedStack | undefined;
       try {
         const port = await freePort();
-        const { configYaml, env, deployment, response } = generate(fake.baseUrl, release, {
+        const { configYaml, env, deployment, response } = generateWith(fake.baseUrl, release, {
           metrics: { port },
         });
         expect(metricsPortOf(deployment), "the container port named metrics").to.equal(port);
@@ -218,7 +152,7 @@ describe("spec.monitoring on real servers", function () {
     let stack: BootedStack | undefined;
     try {
       const port = await freePort();
-      const { configYaml, env } = generate(fake.baseUrl, "1.5.0", { metrics: { port } });
+      const { configYaml, env } = generateWith(fake.baseUrl, "1.5.0", { metrics: { port } });
       expect(env["OGX_METRICS_HOST"]).to.equal("::");
       const { OGX_METRICS_HOST: _host, ...withoutHost } = env;
       void _host;
@@ -237,7 +171,7 @@ describe("spec.monitoring on real servers", function () {
     const collector = await startCollector();
     let stack: BootedStack | undefined;
     try {
-      const { configYaml, env } = generate(fake.baseUrl, "0.7.3", {
+      const { configYaml, env } = generateWith(fake.baseUrl, "0.7.3", {
         otlp: { endpoint: collector.url, exportIntervalSeconds: 1 },
       });
       expect(env).to.include({
@@ -323,10 +257,5 @@ for rm in req.resource_metrics:
     metrics += [m.name for sm in rm.scope_metrics for m in sm.metrics]
 print(json.dumps({"service": service, "metrics": metrics}))
 `;
-  const run = spawnSync(join(venvFor("0.7.3"), "bin", "python"), ["-c", script], {
-    input: body,
-    timeout: 60_000,
-  });
-  if (run.status !== 0) throw new Error(`decoding the push failed:\n${run.stderr.toString()}`);
-  return JSON.parse(run.stdout.toString()) as Exported;
+  return JSON.parse(python("0.7.3", script, body)) as Exported;
 }

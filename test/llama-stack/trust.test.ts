@@ -22,12 +22,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { SyncRequest } from "../../src/api/hook.js";
 import { TRUST } from "../../src/container.js";
-import { sync } from "../../src/sync.js";
-import { configOf, containerEnv, syncContext } from "../golden/harness.js";
 import { bootLlamaStack, type BootedStack } from "./boot.js";
 import { startFakeOpenAI, type FakeOpenAI } from "./fake-openai.js";
+import { generate, inferenceOnly, llsd, related, type Generated } from "./generated.js";
 
 const RELEASES = ["0.7.3", "1.5.0", "0.6.1", "1.4.1"];
 const PRIVATE_MODEL = "private-model";
@@ -102,59 +100,30 @@ function makePki(): Pki {
   };
 }
 
-/** boot-generated.test.ts's resource (the same provider deps), with two upstreams and spec.trust. */
-function llsd(release: string, privateUrl: string, publicUrl: string, trust: boolean): unknown {
+/** boot-generated.test.ts's shed of providers and APIs, with two upstreams and spec.trust or not. */
+function generateWith(
+  release: string,
+  privateUrl: string,
+  publicUrl: string,
+  trust: boolean,
+): Generated {
   const spec = parse(`
 distribution: {name: starter, release: "${release}"}
 providers:
   inference:
     - {id: private, provider: vllm, endpoint: "${privateUrl}"}
     - {id: public, provider: vllm, endpoint: "${publicUrl}"}
-disabledProviders: [sentence-transformers, transformers, fireworks, together, bedrock,
-                    openai, anthropic, gemini, groq, sambanova, meta, vertexai]
-disabled: [safety, eval, scoring, datasetio, vectorIo, responses, toolRuntime, batches,
-           fileProcessors, agents, postTraining]
 resources:
   models:
     - {name: ${PRIVATE_MODEL}, provider: private}
     - {name: ${PUBLIC_MODEL}, provider: public}
 `) as Record<string, unknown>;
-  // Only what the release has (0.6.1: agents and postTraining, not responses; OGX: no eval, ...).
-  const apis = syncContext().catalog.byRelease[release]?.apis.providable ?? [];
-  const camel = (api: string) => api.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-  spec["disabled"] = (spec["disabled"] as string[]).filter((k) => apis.some((a) => camel(a) === k));
   if (trust) spec["trust"] = { caBundle: { configMapName: "corporate-ca" } };
-  return {
-    apiVersion: "llamastack.io/v1alpha2",
-    kind: "LlamaStackDistribution",
-    metadata: { name: "trusting", namespace: "default", uid: "uid-trusting", generation: 1 },
-    spec,
-  };
-}
-
-/** The generated config and the container's environment. */
-function generate(parent: unknown): { configYaml: string; env: Record<string, string> } {
-  const request = SyncRequest.parse({
-    parent,
-    related: {
-      "ConfigMap.v1": {
-        "default/corporate-ca": {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "corporate-ca", namespace: "default", resourceVersion: "1" },
-          data: { "ca-bundle.crt": "(the hook reads only the key)" },
-        },
-      },
-    },
-  });
-  const outcome = sync(request, "2026-11-01T12:00:00Z", syncContext());
-  if (outcome.kind !== "ok") throw new Error(outcome.message);
-  const configYaml = configOf(outcome.response);
-  if (configYaml === undefined) {
-    const status = JSON.stringify(outcome.response.status, null, 1);
-    throw new Error(`no config was generated:\n${status}`);
-  }
-  return { configYaml, env: containerEnv(outcome.response) };
+  return generate(llsd("trusting", "default", { ...spec, ...inferenceOnly(release) }), [
+    related("ConfigMap", "default", "corporate-ca", {
+      "ca-bundle.crt": "(the hook reads only the key)",
+    }),
+  ]);
 }
 
 interface Chat {
@@ -218,8 +187,11 @@ describe("spec.trust.caBundle on real servers", function () {
 
   for (const release of RELEASES) {
     it(`${release}: with the bundle, both the private CA's upstream and the system store's answer`, async () => {
-      const { configYaml, env } = generate(
-        llsd(release, privateUpstream.baseUrl, publicUpstream.baseUrl, true),
+      const { configYaml, env } = generateWith(
+        release,
+        privateUpstream.baseUrl,
+        publicUpstream.baseUrl,
+        true,
       );
       expect(env[TRUST.env]).to.equal("/etc/llama-stack-trust/ca-bundle.crt");
       let stack: BootedStack | undefined;
@@ -243,8 +215,11 @@ describe("spec.trust.caBundle on real servers", function () {
 
   for (const release of ["0.7.3", "1.5.0"]) {
     it(`${release}: without spec.trust, the private CA's upstream is refused in the TLS handshake`, async () => {
-      const { configYaml, env } = generate(
-        llsd(release, privateUpstream.baseUrl, publicUpstream.baseUrl, false),
+      const { configYaml, env } = generateWith(
+        release,
+        privateUpstream.baseUrl,
+        publicUpstream.baseUrl,
+        false,
       );
       expect(env[TRUST.env]).to.equal(undefined);
       expect(configYaml).not.to.include(TRUST.env);
@@ -262,8 +237,11 @@ describe("spec.trust.caBundle on real servers", function () {
     });
 
     it(`${release}: verify without min_version would replace the system store (why both are set)`, async () => {
-      const generated = generate(
-        llsd(release, privateUpstream.baseUrl, publicUpstream.baseUrl, true),
+      const generated = generateWith(
+        release,
+        privateUpstream.baseUrl,
+        publicUpstream.baseUrl,
+        true,
       );
       const lines = generated.configYaml.split("\n");
       const verifyOnly = lines.filter((l) => l.trim() !== "min_version: TLSv1.2").join("\n");

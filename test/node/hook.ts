@@ -21,16 +21,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { KubeObject } from "../../src/api/hook.js";
-import { compositeControllerCrd } from "../install/compositecontroller-schema.js";
 import {
   setMetacontrollerIdentity,
   type MetacontrollerIdentity,
 } from "../install/metacontroller-identity.js";
-import { kubectl, thirdPartyCrdDir } from "../install/tools.js";
-import { copyTree, describeRun, httpsCommands, kubectlEnv, runLines } from "../k8s/install-run.js";
+import { kubectl } from "../support/tools.js";
+import {
+  copyTree,
+  describeRun,
+  httpsCommands,
+  installMetacontroller,
+  kubectlEnv,
+  runLines,
+  thirdPartyCrdLines,
+} from "../k8s/install-run.js";
 import { Kube, waitFor } from "../k8s/kube.js";
 import { Metacontroller, type WebhookTransport } from "../k8s/metacontroller.js";
 import { loadPeers } from "../peers.js";
+import { rolledOutReplicas, type ObservedDeployment } from "../support/rollout.js";
+import { readWatch } from "../support/watch.js";
 import { issue, makeCa } from "../pki.js";
 import type { NodeCluster } from "./node.js";
 import { podLog, podMemory, podProcesses, podsBySelector, type PodView } from "./pods.js";
@@ -43,13 +52,7 @@ const MC_IDENTITY: MetacontrollerIdentity = {
   namespace: "mc-system",
   serviceAccount: "mc-controller",
 };
-const CRD_API = "apiextensions.k8s.io/v1";
 const CC_API = "metacontroller.k8s.io/v1alpha1";
-const THIRD_PARTY_CRDS = [
-  "compositecontrollers.metacontroller.k8s.io",
-  "issuers.cert-manager.io",
-  "certificates.cert-manager.io",
-];
 /** Go's http.DefaultTransport, which Metacontroller's webhook transport clones: MaxIdleConnsPerHost. */
 const GO_MAX_IDLE_CONNS_PER_HOST = 2;
 
@@ -218,28 +221,19 @@ class KubeProxy {
       ),
       { ca: this.api.ca, headers: { authorization: `Bearer ${this.api.token}` }, agent: false },
       (res) => {
-        let buffer = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          let nl: number;
-          while ((nl = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, nl).trim();
-            buffer = buffer.slice(nl + 1);
-            if (line === "") continue;
-            const event = JSON.parse(line) as { type: string; object: RawSlice };
-            if (event.type === "ERROR") {
-              // e.g. 410 Gone: the resourceVersion is too old.
-              again();
-              req.destroy();
-              return;
-            }
-            rv = event.object.metadata.resourceVersion ?? rv;
-            if (event.type === "BOOKMARK") continue;
-            if (event.type === "DELETED") this.slices.delete(event.object.metadata.name);
-            else this.slices.set(event.object.metadata.name, event.object);
-            this.note();
+        readWatch<RawSlice>(res, (event) => {
+          if (event.type === "ERROR") {
+            // e.g. 410 Gone: the resourceVersion is too old.
+            again();
+            req.destroy();
+            return true;
           }
+          rv = event.object.metadata.resourceVersion ?? rv;
+          if (event.type === "BOOKMARK") return false;
+          if (event.type === "DELETED") this.slices.delete(event.object.metadata.name);
+          else this.slices.set(event.object.metadata.name, event.object);
+          this.note();
+          return false;
         });
         res.on("end", again);
         res.on("error", again);
@@ -415,29 +409,12 @@ function servingSecret(dnsNames: string[]): Record<string, string> {
   }
 }
 
-type RawDeployment = KubeObject & {
-  spec: { replicas?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    updatedReplicas?: number;
-    availableReplicas?: number;
-  };
-};
-
 /** The hook's Deployment rolled out as its controller reports, and only its current pods left (none terminating). */
 export async function hookRolledOut(kube: Kube): Promise<PodView[] | undefined> {
-  const d = (await kube.get("apps/v1", "deployments", HOOK_NS, HOOK)) as RawDeployment | undefined;
-  const s = d?.status;
-  const want = d?.spec.replicas ?? 1;
-  if (
-    s === undefined ||
-    (s.observedGeneration ?? 0) < (d?.metadata.generation ?? 1) ||
-    s.updatedReplicas !== want ||
-    s.replicas !== want ||
-    s.availableReplicas !== want
-  )
-    return undefined;
+  const d = (await kube.get("apps/v1", "deployments", HOOK_NS, HOOK)) as
+    ObservedDeployment | undefined;
+  const want = rolledOutReplicas(d);
+  if (want === undefined) return undefined;
   const pods = await podsBySelector(kube, HOOK_NS, HOOK_SELECTOR);
   return pods.length === want && pods.every((p) => p.ready && !p.deleting) ? pods : undefined;
 }
@@ -473,38 +450,10 @@ export async function installHook(node: NodeCluster, work: string): Promise<InCl
   const importMs = await node.importImage(image);
 
   // What installing Metacontroller elsewhere and cert-manager's CRDs leave.
-  await kube.mustCreate("v1", "namespaces", {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name: identity.namespace },
-  });
-  await kube.mustCreate("v1", "serviceaccounts", {
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name: identity.serviceAccount, namespace: identity.namespace },
-  });
-  const cc = await kube.apply(
-    CRD_API,
-    "customresourcedefinitions",
-    compositeControllerCrd() as KubeObject,
-    {
-      fieldManager: "llsd-test",
-      force: true,
-    },
-  );
-  if (cc.status >= 300) throw new Error(`the CompositeController CRD: ${JSON.stringify(cc.body)}`);
+  await installMetacontroller(kube, [identity]);
   mkdirSync(work, { recursive: true });
   const env = kubectlEnv(work, node.cp.kubeconfig);
-  const crds = runLines(
-    [
-      `kubectl apply --server-side -f ${thirdPartyCrdDir()}`,
-      `kubectl wait --for=condition=Established --timeout=60s ${THIRD_PARTY_CRDS.map(
-        (c) => `crd/${c}`,
-      ).join(" ")}`,
-    ],
-    work,
-    env,
-  );
+  const crds = runLines(thirdPartyCrdLines(), work, env);
   if (crds.status !== 0) throw new Error(`the third-party CRDs:\n${describeRun(crds)}`);
 
   // The user's part: a copy of the tree, Metacontroller's identity set in its one place,

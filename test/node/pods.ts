@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeObject } from "../../src/api/hook.js";
 import { waitFor, type Kube } from "../k8s/kube.js";
+import { rolledOutReplicas, type ObservedDeployment } from "../support/rollout.js";
 
 export interface PodView {
   name: string;
@@ -65,16 +66,6 @@ export async function podsBySelector(
   });
 }
 
-type RawDeployment = KubeObject & {
-  spec: { replicas?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    updatedReplicas?: number;
-    availableReplicas?: number;
-  };
-};
-
 /**
  * Waits until the Deployment's current template is rolled out and available
  * as the Deployment controller reports it from the kubelet's pod status, with
@@ -90,17 +81,8 @@ export async function waitServing(
     `the Deployment ${namespace}/${name} to roll out on the node`,
     async () => {
       const d = (await kube.get("apps/v1", "deployments", namespace, name)) as
-        RawDeployment | undefined;
-      const s = d?.status;
-      const want = d?.spec.replicas ?? 1;
-      if (
-        s === undefined ||
-        (s.observedGeneration ?? 0) < (d?.metadata.generation ?? 1) ||
-        s.updatedReplicas !== want ||
-        s.replicas !== want ||
-        s.availableReplicas !== want
-      )
-        return undefined;
+        ObservedDeployment | undefined;
+      if (rolledOutReplicas(d) === undefined) return undefined;
       const pods = await podsOf(kube, namespace, name);
       const serving = pods.filter((p) => p.ready && !p.deleting);
       return pods.length === 1 && serving.length === 1 ? serving[0] : undefined;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { waitFor } from "../k8s/kube.js";
 import { prometheusTool, ruleGroups, writeRuleFile } from "../install/monitoring.js";
-import { root } from "../install/tools.js";
+import { root } from "../support/tools.js";
 import { freePort } from "../net.js";
 import type { PodView } from "./pods.js";
 

@@ -9,7 +9,7 @@ import { expect } from "chai";
 import { parse, parseAllDocuments } from "yaml";
 import { render } from "../../src/cli/render.js";
 import { docExamples } from "../docs/examples.js";
-import { syncContext } from "../golden/harness.js";
+import { syncContext } from "../support/harness.js";
 
 const NOW = new Date("2026-11-01T12:00:00Z");
 const RETIRED = new Set(["0.7.3", "0.6.1"]);

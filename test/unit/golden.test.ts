@@ -11,7 +11,7 @@ import {
   outcomeYaml,
   runCase,
   toYaml,
-} from "../golden/harness.js";
+} from "../support/harness.js";
 
 const update = process.env["UPDATE_GOLDEN"] === "1";
 

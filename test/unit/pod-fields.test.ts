@@ -6,7 +6,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { PodFields } from "../../src/api/workload.js";
-import { request, syncOk } from "./arbitraries.js";
+import { request, syncOk } from "../support/request.js";
 
 type PodField = keyof PodFields;
 

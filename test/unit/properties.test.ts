@@ -10,8 +10,9 @@ import { LlamaStackDistributionSpec } from "../../src/api/schema.js";
 import { createApp } from "../../src/server/app.js";
 import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { configOf } from "../golden/harness.js";
-import { applyAll, CANARY, request, syncOk, validSpec } from "./arbitraries.js";
+import { configOf } from "../support/harness.js";
+import { applyAll, CANARY, request, syncOk } from "../support/request.js";
+import { validSpec } from "./arbitraries.js";
 
 const runs = { numRuns: 60 };
 
@@ -36,7 +37,7 @@ describe("hook invariants (property tests)", () => {
         );
         expect(configOf(res)).to.be.a("string");
       }),
-      runs,
+      { ...runs, seed: 20261218 },
     );
   });
 
@@ -49,7 +50,7 @@ describe("hook invariants (property tests)", () => {
         expect(b).to.equal(a);
         expect(c).to.equal(a);
       }),
-      runs,
+      { ...runs, seed: 20261219 },
     );
   });
 
@@ -60,7 +61,7 @@ describe("hook invariants (property tests)", () => {
         expect(text).not.to.include(CANARY);
         expect(text).not.to.include(Buffer.from(CANARY).toString("base64").slice(0, 16));
       }),
-      runs,
+      { ...runs, seed: 20261220 },
     );
   });
 
@@ -93,7 +94,7 @@ describe("hook invariants (property tests)", () => {
           }
         }
       }),
-      runs,
+      { ...runs, seed: 20261221 },
     );
   });
 
@@ -112,7 +113,7 @@ describe("hook invariants (property tests)", () => {
         );
         expect(JSON.stringify(third)).to.equal(JSON.stringify(second));
       }),
-      runs,
+      { ...runs, seed: 20261222 },
     );
   });
 
@@ -169,7 +170,7 @@ describe("hook invariants (property tests)", () => {
         expect(res.children).to.deep.equal(lastApplied);
         expect((res.status as { phase: string }).phase).to.equal("Failed");
       }),
-      runs,
+      { ...runs, seed: 20261223 },
     );
   });
   it("any generated edit the schema rejects returns exactly the last-applied children", () => {
@@ -204,7 +205,7 @@ describe("hook invariants (property tests)", () => {
           expect((res.status as { phase: string }).phase).to.equal("Failed");
         },
       ),
-      runs,
+      { ...runs, seed: 20261224 },
     );
   });
 
@@ -240,7 +241,7 @@ describe("hook invariants (property tests)", () => {
           expect(seen).not.to.include(encoded);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 40, seed: 20261225 },
     );
   });
 });

@@ -8,21 +8,15 @@ import { dirname, join, relative } from "node:path";
 import { parse } from "yaml";
 import { requestOf } from "../../src/cli/render.js";
 import { sync } from "../../src/sync.js";
-import { configOf, syncContext } from "../golden/harness.js";
+import { configOf, syncContext } from "../support/harness.js";
 import { LlamaStackDistribution } from "../../src/api/schema.js";
 import { ALL_REASONS } from "../../src/reasons.js";
 import { hookRequest } from "../../src/cli/request.js";
 import { anchorsOf } from "../docs/anchors.js";
 import { docFiles, root } from "../docs/examples.js";
-import { docSection } from "../install/tools.js";
+import { docSection } from "../support/tools.js";
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
-
-/**
- * Links to files another branch writes: a link to one is not checked until
- * the file exists (docs/architecture.md comes with the layering work).
- */
-const WRITTEN_ELSEWHERE = new Set(["docs/architecture.md"]);
 
 /** The relative links of a Markdown file, outside code: `[text](target)`. */
 function linksOf(file: string): string[] {
@@ -112,7 +106,6 @@ describe("docs", () => {
       for (const target of linksOf(file)) {
         const [path = "", anchor] = target.split("#");
         const resolved = path === "" ? file : relative(root, join(root, dirname(file), path));
-        if (WRITTEN_ELSEWHERE.has(resolved) && !existsSync(join(root, resolved))) continue;
         expect(existsSync(join(root, resolved)), `${file}: ${target}`).to.equal(true);
         if (anchor !== undefined)
           expect([...anchorsOf(resolved)], `${file}: ${target}`).to.include(anchor);

@@ -18,8 +18,14 @@ import {
 import type { Catalog, ReleaseData } from "../../src/config/catalog.js";
 import { ALL_REASONS, isWarningReason, WARNING_REASONS } from "../../src/reasons.js";
 import { sync } from "../../src/sync.js";
-import { buildRequest, CASES_DIR, runCase, syncContext, type CaseFile } from "../golden/harness.js";
-import { docSection } from "../install/tools.js";
+import {
+  buildRequest,
+  CASES_DIR,
+  runCase,
+  syncContext,
+  type CaseFile,
+} from "../support/harness.js";
+import { docSection } from "../support/tools.js";
 
 /** Each reason of the table, with the `Type=Status` pairs its condition(s) column names. */
 function reasonsTable(): Map<string, Set<string>> {

@@ -16,8 +16,8 @@ import {
   removedByOgx,
 } from "../../src/release.js";
 import { sync } from "../../src/sync.js";
-import { syncContext } from "../golden/harness.js";
-import { request } from "./arbitraries.js";
+import { syncContext } from "../support/harness.js";
+import { request } from "../support/request.js";
 
 const catalog = syncContext().catalog;
 

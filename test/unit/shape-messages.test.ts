@@ -14,7 +14,7 @@ import { createApp } from "../../src/server/app.js";
 import { API_SERVER_CLASS } from "../../src/server/classes.js";
 import { testPool } from "../support/pool.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
-import { syncContext } from "../golden/harness.js";
+import { syncContext } from "../support/harness.js";
 
 const NOW = new Date("2026-11-01T12:00:00Z");
 const HEAD =

@@ -6,7 +6,7 @@
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { docSection } from "../install/tools.js";
+import { docSection } from "../support/tools.js";
 import { METACONTROLLER_VERSION } from "../k8s/metacontroller.js";
 import { enginesRange } from "../node-version.js";
 

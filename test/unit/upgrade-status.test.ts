@@ -12,7 +12,7 @@ import { parse } from "yaml";
 import type { Condition, Status } from "../../src/api/status.js";
 import { isWarningReason } from "../../src/reasons.js";
 import { sync } from "../../src/sync.js";
-import { buildRequest, loadCases, runCase, syncContext } from "../golden/harness.js";
+import { buildRequest, loadCases, runCase, syncContext } from "../support/harness.js";
 
 const BEFORE = "2026-10-01T08:00:00Z";
 const UPGRADED = "2026-11-02T08:00:00Z";

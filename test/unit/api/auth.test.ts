@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { LlamaStackDistribution, LlamaStackDistributionSpec } from "../../../src/api/schema.js";
-import { codeBlocks, docSection } from "../../install/tools.js";
+import { codeBlocks, docSection } from "../../support/tools.js";
 
 const problems = (auth: unknown): string[] => {
   const result = LlamaStackDistributionSpec.safeParse({ distribution: { name: "starter" }, auth });

@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { parse } from "yaml";
 import { LlamaStackDistribution, LlamaStackDistributionSpec } from "../../../src/api/schema.js";
-import { codeBlocks, docSection } from "../../install/tools.js";
+import { codeBlocks, docSection } from "../../support/tools.js";
 
 const problems = (spec: object): string[] => {
   const result = LlamaStackDistributionSpec.safeParse({

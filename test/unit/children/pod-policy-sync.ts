@@ -3,8 +3,8 @@
 // /models, and the hook's answer for a spec under an ALLOWED_POD_FIELDS.
 import type { KubeObject } from "../../../src/api/hook.js";
 import { sync } from "../../../src/sync.js";
-import { syncContext } from "../../golden/harness.js";
-import { request } from "../arbitraries.js";
+import { syncContext } from "../../support/harness.js";
+import { request } from "../../support/request.js";
 
 export const BASE = {
   distribution: { name: "starter" },

@@ -18,8 +18,8 @@ import {
 import { checkPodPolicy, podSecurityFindings } from "../../../src/children/pod-policy.js";
 import { msg } from "../../../src/messages.js";
 import { sync } from "../../../src/sync.js";
-import { syncContext } from "../../golden/harness.js";
-import { applyAll, request, syncOk } from "../arbitraries.js";
+import { syncContext } from "../../support/harness.js";
+import { applyAll, request, syncOk } from "../../support/request.js";
 import { BASE, syncUnder, withModels } from "./pod-policy-sync.js";
 
 const base = BASE;

@@ -3,8 +3,8 @@
 // and a running resource keeps its children as they are.
 import { expect } from "chai";
 import { sync } from "../../../src/sync.js";
-import { syncContext } from "../../golden/harness.js";
-import { applyAll, request, syncOk } from "../arbitraries.js";
+import { syncContext } from "../../support/harness.js";
+import { applyAll, request, syncOk } from "../../support/request.js";
 import { ACCEPTED_WORKLOAD, POD_RULE_ROWS } from "./pod-rules-rows.js";
 
 const base = {

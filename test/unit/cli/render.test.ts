@@ -6,7 +6,7 @@ import { render, RenderError } from "../../../src/cli/render.js";
 import { toV1alpha2 } from "../../../src/convert/convert.js";
 import { generateConfig } from "../../../src/config/generate.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { syncContext } from "../../golden/harness.js";
+import { syncContext } from "../../support/harness.js";
 
 const NOW = new Date("2026-11-01T12:00:00Z");
 const HEAD = "apiVersion: llamastack.io/v1alpha2\nkind: LlamaStackDistribution\n";

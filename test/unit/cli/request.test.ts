@@ -14,7 +14,7 @@ import { hookRequest, type HookRequestOptions } from "../../../src/cli/request.j
 import { RenderError } from "../../../src/cli/render.js";
 import { customize } from "../../../src/customize.js";
 import { sync } from "../../../src/sync.js";
-import { syncContext } from "../../golden/harness.js";
+import { syncContext } from "../../support/harness.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const read = (file: string) => readFileSync(join(root, file), "utf8");

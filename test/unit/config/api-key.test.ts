@@ -7,8 +7,8 @@ import { expect } from "chai";
 import { parse } from "yaml";
 import { specKeyOf } from "../../../src/api/llama-apis.js";
 import { apiKeyTargets } from "../../../src/config/providers.js";
-import { configOf, syncContext } from "../../golden/harness.js";
-import { request, syncOk } from "../arbitraries.js";
+import { configOf, syncContext } from "../../support/harness.js";
+import { request, syncOk } from "../../support/request.js";
 
 const catalog = syncContext().catalog;
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { customBaseOf } from "../../../src/config/base-config.js";
 import { own } from "../../../src/lib/json.js";
-import { syncContext } from "../../golden/harness.js";
+import { syncContext } from "../../support/harness.js";
 
 const base = readFileSync(
   join(import.meta.dirname, "..", "..", "golden", "bases", "acme-1.5.0.yaml"),

@@ -1,7 +1,9 @@
 // Canonical YAML: the direct writer gives exactly the bytes of the yaml
 // package's stringify (on the canonical copy, with YAML_OPTIONS), and leaves
 // to it what it does not write itself; the configs llsd-hook generates never
-// need that fallback.
+// need that fallback. The strings yaml writes so that the server's PyYAML
+// refuses them or reads them back changed are written double-quoted instead
+// (ADR 5); test/llama-stack/canonical.test.ts has PyYAML read them.
 import { expect } from "chai";
 import fc from "fast-check";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -10,12 +12,13 @@ import { parse, stringify } from "yaml";
 import {
   canonicalize,
   canonicalKeys,
+  departsFromYaml,
   toCanonicalYaml,
   writeCanonicalYaml,
   YAML_OPTIONS,
 } from "../../../src/config/canonical.js";
 import type { Json, JsonObject } from "../../../src/lib/json.js";
-import { CASES_DIR } from "../../golden/harness.js";
+import { CASES_DIR } from "../../support/harness.js";
 import { catalog } from "./fixtures.js";
 
 /** What the yaml package writes: the reference. */
@@ -58,7 +61,6 @@ describe("canonical YAML: scalars", () => {
     ["an empty mapping", {}, "k: {}\n"],
     // hostile: what only yaml writes exactly
     ["a control character", "a\u0007b", undefined],
-    ["a C1 control character", "a\u0090b", undefined],
     ["a lone surrogate", "a\ud800", undefined],
     ["keep chomping (two final newlines)", "a\n\n", undefined],
     ["trailing spaces on the last line", "a\n  ", undefined],
@@ -69,6 +71,39 @@ describe("canonical YAML: scalars", () => {
       expect(writeCanonicalYaml(doc)).to.equal(want);
       expect(toCanonicalYaml(doc)).to.equal(reference(doc));
     });
+});
+
+describe("canonical YAML: where it departs from yaml, for the server's PyYAML", () => {
+  // value → `k: <value>` as written, double-quoted; yaml writes each otherwise.
+  const rows: [string, JsonObject, string][] = [
+    // PyYAML's reader refuses these raw anywhere; yaml writes them raw.
+    ["a DEL", { k: "a\u007fb" }, 'k: "a\\x7fb"\n'],
+    ["a C1 control character", { k: "a\u0090b" }, 'k: "a\\x90b"\n'],
+    ["U+FFFE", { k: "\ufffe" }, 'k: "\\ufffe"\n'],
+    ["a DEL in a key", { "k\u007f": 1 }, '"k\\x7f": 1\n'],
+    // PyYAML drops a byte order mark that starts the text.
+    ["a key starting with a byte order mark", { "\ufeffk": 1 }, '"\\ufeffk": 1\n'],
+    // Plain, PyYAML ends the scalar at a tab and refuses the tab.
+    ["a tab inside one line", { k: "a\tb" }, 'k: "a\\tb"\n'],
+    ["a key with a tab", { "a\tb": 1 }, '"a\\tb": 1\n'],
+    // As a `|+` block, PyYAML takes the spaces for the block's indentation.
+    ["a line of one space", { k: " \n" }, 'k: "\\ \\n"\n'],
+    ["space-only lines", { k: "\n  \n" }, 'k: "\\n \\ \\n"\n'],
+    ["a space-only line and a tab-only one", { k: " \n\t\n" }, 'k: "\\ \\n\\t\\n"\n'],
+  ];
+  for (const [what, doc, yaml] of rows)
+    it(what, () => {
+      const out = toCanonicalYaml(doc);
+      expect(out).to.equal(yaml);
+      expect(reference(doc), "what yaml writes").not.to.equal(yaml);
+      expect(writeCanonicalYaml(doc), "written directly").to.equal(undefined);
+      expect(parse(out, { version: "1.1" })).to.deep.equal(doc);
+    });
+
+  it("leaves what PyYAML reads as yaml writes it: a tab in a literal block, empty lines, a lone surrogate", () => {
+    for (const doc of [{ k: "a\n\tb\n" }, { k: "\t\n" }, { k: "a\n\nb" }, { k: "a\ud800" }])
+      expect(toCanonicalYaml(doc), JSON.stringify(doc)).to.equal(reference(doc));
+  });
 });
 
 describe("canonical YAML: keys and order", () => {
@@ -152,7 +187,9 @@ describe("canonical YAML: the configs llsd-hook writes", () => {
 });
 
 describe("canonical YAML: generated documents", () => {
-  const char = fc.constantFrom(..."aZ09 \t\n:#-?'\"{}[],&*!|>%@`.~$=+_<\\é\u2028".split(""));
+  const char = fc.constantFrom(
+    ..."aZ09 \t\n:#-?'\"{}[],&*!|>%@`.~$=+_<\\é\u2028\u007f\u0090\ufeff".split(""),
+  );
   const text = fc.oneof(
     fc.string({ unit: char, maxLength: 10 }),
     fc.constantFrom("null", "Yes", "off", "0x1F", "017", "1_000", ".inf", "1e3", "<<", "a\nb\n"),
@@ -170,26 +207,35 @@ describe("canonical YAML: generated documents", () => {
     list: fc.array(tie("tree"), { maxLength: 4 }),
     map: fc.dictionary(key, tie("tree"), { maxKeys: 4 }),
   }));
-  it("the same bytes as yaml, whichever writes them; a Unicode line break escaped, read back the same", () => {
+  it("the same bytes as yaml, whichever writes them, but where it departs for PyYAML: read back the same, nothing PyYAML refuses raw", () => {
     fc.assert(
       fc.property(fc.dictionary(key, tree, { maxKeys: 6 }), (doc) => {
         const d = doc as JsonObject;
         const out = toCanonicalYaml(d);
-        if (!UNICODE_BREAK.test(JSON.stringify(d))) {
+        const direct = writeCanonicalYaml(d);
+        if (direct !== undefined) expect(direct, "written directly").to.equal(reference(d));
+        if (!strings(d).some(departsFromYaml)) {
           expect(out).to.equal(reference(d));
           return;
         }
-        // yaml leaves them raw, where the server's PyYAML folds them: never written raw.
-        expect(UNICODE_BREAK.test(out), out).to.equal(false);
+        expect(PYYAML_RAW.test(out), out).to.equal(false);
         expect(parse(out, { version: "1.1" })).to.deep.equal(canonicalize(d));
       }),
-      { numRuns: 400 },
+      { numRuns: 400, seed: 20261201 },
     );
   });
 });
 
-/** NEL, LS and PS: line breaks to PyYAML, text to JSON and to yaml. */
-const UNICODE_BREAK = /[\u0085\u2028\u2029]/;
+/** Every key and string value in `value`. */
+function strings(value: Json): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(value).flatMap(([k, v]) => [k, ...strings(v ?? null)]);
+}
+
+/** What PyYAML refuses raw (DEL, C1 but NEL), folds (NEL, LS, PS) or drops (a leading BOM). */
+const PYYAML_RAW = /[\x7f-\x9f\u2028\u2029\ufeff]/;
 
 describe("canonical YAML: Unicode line breaks (U+0085, U+2028, U+2029)", () => {
   // value → the config line written; each escape is read back by YAML 1.1 (PyYAML: \N, \L, \P).

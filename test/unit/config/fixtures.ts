@@ -4,7 +4,7 @@ import type { ReleaseData } from "../../../src/config/catalog.js";
 import { dialectOf, type Dialect } from "../../../src/config/dialect.js";
 import type { JsonObject } from "../../../src/lib/json.js";
 import { baseConfigOf, toDocument, type StackConfig } from "../../../src/config/model.js";
-import { syncContext } from "../../golden/harness.js";
+import { syncContext } from "../../support/harness.js";
 
 export const catalog = syncContext().catalog;
 

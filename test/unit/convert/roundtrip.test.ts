@@ -120,7 +120,7 @@ describe("conversion invariants (property tests)", function () {
         const parsed = V1alpha1LlamaStackDistribution.safeParse(obj);
         expect(parsed.success, JSON.stringify(parsed.error?.issues)).to.equal(true);
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 20261206 },
     );
   });
 
@@ -130,7 +130,7 @@ describe("conversion invariants (property tests)", function () {
         const parsed = LlamaStackDistribution.safeParse(obj);
         expect(parsed.success, JSON.stringify(parsed.error?.issues)).to.equal(true);
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 20261207 },
     );
   });
 
@@ -141,7 +141,7 @@ describe("conversion invariants (property tests)", function () {
         expect(up["apiVersion"]).to.equal("llamastack.io/v1alpha2");
         expect(ok(toV1alpha1(up))).to.deep.equal(obj);
       }),
-      runs,
+      { ...runs, seed: 20261208 },
     );
   });
 
@@ -152,7 +152,7 @@ describe("conversion invariants (property tests)", function () {
         expect(down["apiVersion"]).to.equal("llamastack.io/v1alpha1");
         expect(ok(toV1alpha2(down))).to.deep.equal(obj);
       }),
-      runs,
+      { ...runs, seed: 20261209 },
     );
   });
 
@@ -162,7 +162,7 @@ describe("conversion invariants (property tests)", function () {
         const up = ok(toV1alpha2(obj));
         expect(ok(toV1alpha2(ok(toV1alpha1(up))))).to.deep.equal(up);
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 20261210 },
     );
   });
 
@@ -173,7 +173,7 @@ describe("conversion invariants (property tests)", function () {
         ok(toV1alpha1(deepFreeze(up)));
         ok(toV1alpha1(deepFreeze(structuredClone(a2))));
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 20261211 },
     );
   });
 
@@ -186,7 +186,7 @@ describe("conversion invariants (property tests)", function () {
         const down = JSON.stringify(toV1alpha1(a2));
         expect(JSON.stringify(toV1alpha1(reorder(a2)))).to.equal(down);
       }),
-      { numRuns: 100 },
+      { numRuns: 100, seed: 20261212 },
     );
   });
 
@@ -198,7 +198,7 @@ describe("conversion invariants (property tests)", function () {
         for (const entry of kept(ok(toV1alpha1(a2)), V1ALPHA2_FIELDS_ANNOTATION))
           expect(mayKeep(entry, MAY_KEEP_V1ALPHA2), `v1alpha2 ${entry.path} kept`).to.equal(true);
       }),
-      runs,
+      { ...runs, seed: 20261213 },
     );
   });
 
@@ -210,7 +210,7 @@ describe("conversion invariants (property tests)", function () {
         expect(JSON.stringify(up["metadata"])).not.to.include(CANARY);
         expect(JSON.stringify(down["metadata"])).not.to.include(CANARY);
       }),
-      runs,
+      { ...runs, seed: 20261214 },
     );
   });
 
@@ -229,7 +229,7 @@ describe("conversion invariants (property tests)", function () {
             "1.5.0 only when the object says so",
           ).to.include("1.5.0");
       }),
-      runs,
+      { ...runs, seed: 20261215 },
     );
   });
 });

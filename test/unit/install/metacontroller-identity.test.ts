@@ -16,7 +16,7 @@ import {
   IDENTITY_FILE,
   IDENTITY_REPLACEMENTS,
 } from "../../install/metacontroller-identity.js";
-import { docSection } from "../../install/tools.js";
+import { docSection } from "../../support/tools.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 /** What the install assumes when identity.yaml is left as it is. */

@@ -19,7 +19,7 @@ import {
   MONITORING_DIR,
   ruleGroups,
 } from "../../install/monitoring.js";
-import { root } from "../../install/tools.js";
+import { root } from "../../support/tools.js";
 
 /** Every refusal reason of the pool, checked both ways against its type by the compiler. */
 const REFUSAL_REASONS = ["queue", "repeat", "share"] as const satisfies readonly RefusalReason[];

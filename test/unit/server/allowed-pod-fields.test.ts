@@ -11,7 +11,7 @@ import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { createPool } from "../../../src/server/pool/index.js";
 import { DEFAULT_POOL_LIMITS } from "../../../src/server/pool/limits.js";
 import { settingsFromEnv } from "../../../src/server/settings.js";
-import { request as syncRequest } from "../arbitraries.js";
+import { request as syncRequest } from "../../support/request.js";
 
 const catalog = loadCatalog();
 const logger = pino({ level: "silent" });

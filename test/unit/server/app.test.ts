@@ -13,8 +13,8 @@ import { createPool } from "../../../src/server/pool/index.js";
 import { DEFAULT_POOL_LIMITS } from "../../../src/server/pool/limits.js";
 import { testPool } from "../../support/pool.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { buildRequest, loadCases } from "../../golden/harness.js";
-import { CANARY, canarySecrets, request as syncRequest } from "../arbitraries.js";
+import { buildRequest, loadCases } from "../../support/harness.js";
+import { CANARY, canarySecrets, request as syncRequest } from "../../support/request.js";
 
 const catalog = loadCatalog();
 

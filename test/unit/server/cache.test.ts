@@ -15,7 +15,7 @@ import { createApp } from "../../../src/server/app.js";
 import { testPool } from "../../support/pool.js";
 import { byteCache, generationKey, memoize } from "../../../src/server/memo.js";
 import { dependsOnNow, requestKey } from "../../../src/server/responses.js";
-import { buildRequest, loadCases, type CaseFile } from "../../golden/harness.js";
+import { buildRequest, loadCases, type CaseFile } from "../../support/harness.js";
 
 const catalog = loadCatalog();
 

@@ -13,7 +13,7 @@ import {
   createMetricsApp,
   type MetricsOptions,
 } from "../../../src/server/metrics.js";
-import { buildRequest, loadCases, type CaseFile } from "../../golden/harness.js";
+import { buildRequest, loadCases, type CaseFile } from "../../support/harness.js";
 
 /** A token that appears only in the hostile parent's name. */
 export const HOSTILE_TOKEN = "pwned7f3a";

@@ -10,7 +10,7 @@ import type { KubeObject } from "../../../src/api/hook.js";
 import { createApp } from "../../../src/server/app.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { testPool } from "../../support/pool.js";
-import { request as syncRequest } from "../arbitraries.js";
+import { request as syncRequest } from "../../support/request.js";
 
 const pool = testPool();
 const app = createApp({ pool, catalog: loadCatalog(), logger: pino({ level: "silent" }) });

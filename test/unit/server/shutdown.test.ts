@@ -5,8 +5,11 @@
 // once the delay is over and nothing is in progress, or after forceAfterMs
 // with a request still running; a client sending its headers or body too
 // slowly is still cut by Node's timeouts once the ports stop listening.
-// test/node/pods.test.ts runs the same in a
-// rolling restart on a real node.
+// test/node/pods.test.ts runs the same in a rolling restart on a real node.
+// The tests read no clock: what comes before the signal and after it is told
+// by a flag set with the signal, and "not before the delay" by a timer of the
+// test's own that falls due before the hook's (Node runs timers in the order
+// they fall due).
 import { expect } from "chai";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
@@ -17,7 +20,10 @@ import { gracefulShutdown } from "../../../src/server/shutdown.js";
 interface Answer {
   status: number;
   connection: string | undefined;
-  at: number;
+  /** The request was sent after the signal. */
+  sentAfter: boolean;
+  /** The answer had come in full before the signal. */
+  cameBefore: boolean;
 }
 
 function lines(): { logger: pino.Logger; entries: () => { msg: string; [k: string]: unknown }[] } {
@@ -49,10 +55,12 @@ describe("server: stopping on SIGTERM", () => {
   let agent: http.Agent;
   let port: number;
   let connections: number;
+  let signalled: boolean;
 
   async function start(handler: http.RequestListener, options: http.ServerOptions = {}) {
     server = http.createServer(options, handler);
     connections = 0;
+    signalled = false;
     server.on("connection", () => connections++);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     port = (server.address() as AddressInfo).port;
@@ -66,6 +74,7 @@ describe("server: stopping on SIGTERM", () => {
   });
 
   function post(path = "/sync"): Promise<Answer> {
+    const sentAfter = signalled;
     return new Promise((resolve, reject) => {
       const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent }, (res) => {
         res.resume();
@@ -73,7 +82,8 @@ describe("server: stopping on SIGTERM", () => {
           resolve({
             status: res.statusCode ?? 0,
             connection: res.headers.connection,
-            at: Date.now(),
+            sentAfter,
+            cameBefore: !signalled,
           }),
         );
       });
@@ -82,18 +92,45 @@ describe("server: stopping on SIGTERM", () => {
     });
   }
 
+  /**
+   * The hook's options with an exit the test can await, and a check that the
+   * exit has not come yet, run by a timer of the test's own of `ms`. Made
+   * before the signal, that timer falls due no later than the hook's of the
+   * same length, and Node runs timers that fall due together in the order
+   * they were made.
+   */
+  function stopping(
+    delayMs: number,
+    forceAfterMs: number,
+    ms: number,
+  ): {
+    stop: (signal: string, delayMs?: number) => void;
+    log: ReturnType<typeof lines>;
+    exited: Promise<void>;
+    exitsBefore: Promise<number>;
+    exits: () => number;
+  } {
+    const log = lines();
+    let exits = 0;
+    let exit!: () => void;
+    const exited = new Promise<void>((r) => (exit = r));
+    const exitsBefore = new Promise<number>((r) => setTimeout(() => r(exits), ms));
+    const stop = gracefulShutdown([server], [], {
+      delayMs,
+      forceAfterMs,
+      logger: log.logger,
+      exit: () => {
+        exits++;
+        exit();
+      },
+    });
+    return { stop, log, exited, exitsBefore, exits: () => exits };
+  }
+
   it("keeps answering during the delay, closing each connection after its answer, then exits once nothing is in progress", async () => {
     await start((req, res) => {
       const ms = req.url === "/slow" ? 150 : 5;
       setTimeout(() => res.end("{}"), ms);
-    });
-    const log = lines();
-    let exitedAt: number | undefined;
-    const stop = gracefulShutdown([server], [], {
-      delayMs: 300,
-      forceAfterMs: 5_000,
-      logger: log.logger,
-      exit: () => (exitedAt ??= Date.now()),
     });
     const answers: Answer[] = [];
     const errors: string[] = [];
@@ -110,27 +147,27 @@ describe("server: stopping on SIGTERM", () => {
     const slow = post("/slow");
     await new Promise((r) => setTimeout(r, 20));
     const before = connections;
-    const signalAt = Date.now();
+    const { stop, log, exited, exitsBefore } = stopping(300, 5_000, 300);
+    signalled = true;
     stop("SIGTERM");
     // The client goes on until well inside the delay (as until its endpoints change).
     await new Promise((r) => setTimeout(r, 200));
     sending = false;
     await Promise.all(workers);
     const slowAnswer = await slow;
-    await new Promise((r) => setTimeout(r, 400));
+    expect(await exitsBefore, "exits before the delay was over").to.equal(0);
+    await exited;
 
     expect(errors).to.deep.equal([]);
     expect(slowAnswer.status).to.equal(200);
-    const after = answers.filter((a) => a.at > signalAt + 10);
+    const after = answers.filter((a) => a.sentAfter);
     expect(after.length).to.be.above(3);
     expect(after.every((a) => a.status === 200 && a.connection === "close")).to.equal(true);
-    expect(
-      answers.filter((a) => a.at < signalAt).every((a) => a.connection === "keep-alive"),
-    ).to.equal(true);
+    const came = answers.filter((a) => a.cameBefore);
+    expect(came.length).to.be.above(0);
+    expect(came.every((a) => a.connection === "keep-alive")).to.equal(true);
     // Each closed connection was replaced by a new one, accepted during the delay.
     expect(connections - before).to.be.at.least(after.length - 3);
-    expect(exitedAt, "exited").to.be.a("number");
-    expect(exitedAt! - signalAt).to.be.within(300, 600);
     const entries = log.entries();
     expect(entries.map((e) => e.msg)).to.deep.equal(["shutting down", "stopped"]);
     expect(entries[0]).to.include({ signal: "SIGTERM", delayMs: 300 });
@@ -139,20 +176,12 @@ describe("server: stopping on SIGTERM", () => {
 
   it("exits after forceAfterMs when a request is still in progress", async () => {
     await start(() => undefined); // never answers
-    const log = lines();
-    let exitedAt: number | undefined;
-    const stop = gracefulShutdown([server], [], {
-      delayMs: 0,
-      forceAfterMs: 200,
-      logger: log.logger,
-      exit: () => (exitedAt ??= Date.now()),
-    });
+    const { stop, log, exited, exitsBefore } = stopping(0, 200, 200);
     const hanging = post().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 50));
-    const signalAt = Date.now();
     stop("SIGINT");
-    await new Promise((r) => setTimeout(r, 400));
-    expect(exitedAt! - signalAt).to.be.within(200, 350);
+    expect(await exitsBefore, "exits before forceAfterMs").to.equal(0);
+    await exited;
     const last = log.entries().at(-1);
     expect(last).to.include({ msg: "stopping with requests in progress", inProgress: 1 });
     server.closeAllConnections();
@@ -203,18 +232,11 @@ describe("server: stopping on SIGTERM", () => {
 
   it("a second signal changes nothing", async () => {
     await start((_req, res) => res.end("{}"));
-    const log = lines();
-    let exits = 0;
-    const stop = gracefulShutdown([server], [], {
-      delayMs: 50,
-      forceAfterMs: 1_000,
-      logger: log.logger,
-      exit: () => exits++,
-    });
+    const { stop, log, exited, exitsBefore, exits } = stopping(50, 1_000, 200);
     stop("SIGTERM");
     stop("SIGINT", 0);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(exits).to.equal(1);
+    await Promise.all([exited, exitsBefore]);
+    expect(exits()).to.equal(1);
     expect(log.entries().map((e) => e.msg)).to.deep.equal(["shutting down", "stopped"]);
   });
 });

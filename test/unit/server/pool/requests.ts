@@ -3,7 +3,7 @@
 // a namespace of its own choosing.
 import { createHash } from "node:crypto";
 import type { KubeObject } from "../../../../src/api/hook.js";
-import { request as syncRequest } from "../../arbitraries.js";
+import { request as syncRequest } from "../../../support/request.js";
 
 /**
  * YAML within every bound of a related ConfigMap (19,001 nodes, 18 levels,

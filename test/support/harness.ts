@@ -25,7 +25,9 @@ import { sync, type SyncContext, type SyncOutcome } from "../../src/sync.js";
 import { CHILD_TYPES, groupKey, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 
-export const CASES_DIR = join(import.meta.dirname, "cases");
+/** test/golden: the cases, and the files a case names by path. */
+const GOLDEN_DIR = join(import.meta.dirname, "..", "golden");
+export const CASES_DIR = join(GOLDEN_DIR, "cases");
 const NOW = "2026-11-01T12:00:00Z";
 const APPLIED_AT = "2026-11-01T11:00:00Z";
 
@@ -46,7 +48,7 @@ function dataOf(name: string, s: RelatedSpec): Record<string, string> {
   );
   Object.assign(out, s.data);
   for (const [key, file] of Object.entries(s.files ?? {}))
-    out[key] = readFileSync(join(import.meta.dirname, file), "utf8");
+    out[key] = readFileSync(join(GOLDEN_DIR, file), "utf8");
   return out;
 }
 

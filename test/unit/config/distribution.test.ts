@@ -4,8 +4,8 @@ import { expect } from "chai";
 import type { KubeObject } from "../../../src/api/hook.js";
 import { resolveDistribution } from "../../../src/config/distribution.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { syncContext } from "../../golden/harness.js";
-import { applyAll, request, syncOk } from "../arbitraries.js";
+import { syncContext } from "../../support/harness.js";
+import { applyAll, request, syncOk } from "../../support/request.js";
 
 const catalog = syncContext().catalog;
 

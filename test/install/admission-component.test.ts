@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { kubectl, root } from "./tools.js";
+import { kubectl, root } from "../support/tools.js";
 
 type Obj = Record<string, unknown> & { kind: string; metadata: { name: string } };
 

@@ -6,7 +6,7 @@ import { expect } from "chai";
 import type { AdmissionResponse } from "../../src/api/admission.js";
 import { admit } from "../../src/admit.js";
 import { isWarningReason } from "../../src/reasons.js";
-import { buildRequest, loadCases, runCase, syncContext } from "../golden/harness.js";
+import { buildRequest, loadCases, runCase, syncContext } from "../support/harness.js";
 import { syncUnder, withModels } from "./children/pod-policy-sync.js";
 
 const ctx = syncContext();

@@ -230,7 +230,26 @@ print(json.dumps(missing))
   return JSON.parse(out.stdout) as string[];
 }
 
+/**
+ * Boots the server; when its port was taken between our probe and its bind
+ * (another process on this machine), boots it again on another port, up to
+ * three times. Any other failure is thrown as it is.
+ */
 export async function bootLlamaStack(options: BootOptions): Promise<BootedStack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bootOnce(options);
+    } catch (e) {
+      const portTaken = e instanceof Error && e.message.includes("Address already in use");
+      if (!portTaken || attempt === 3) throw e;
+      console.error(
+        `[boot] the server's port was taken before it bound; booting again (${attempt + 1}/3)`,
+      );
+    }
+  }
+}
+
+async function bootOnce(options: BootOptions): Promise<BootedStack> {
   const { release, configYaml } = options;
   const timeoutMs = options.timeoutMs ?? 120_000;
   const venv = venvFor(release);

@@ -242,7 +242,10 @@ const heavySpec = {
 
 /** The heavy parent of a busy namespace. */
 function heavyParent(namespace: string): Record<string, unknown> {
-  return buildRequest({ description: "heavy", namespace, spec: heavySpec, generation: 1 }, "v2");
+  return buildRequest(
+    { description: "heavy", namespace, spec: heavySpec, secrets: { "creds-a": ["token"] } },
+    "v2",
+  );
 }
 
 /**
@@ -416,7 +419,7 @@ const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.
  */
 type Hostile = "parent" | "holders" | { kind: "busy" | "heap"; namespaces: number };
 
-/** A sync answer's Ready reason (200), or its error's first words. */
+/** A sync answer's Ready reason (200), or its error up to what it names ("llsd-hook had no free worker"). */
 function readyReason(text: string): string {
   try {
     const body = JSON.parse(text) as {
@@ -424,7 +427,7 @@ function readyReason(text: string): string {
       error?: string;
     };
     const ready = body.status?.conditions?.find((c) => c.type === "Ready");
-    return ready?.reason ?? (body.error ?? "").split(/[:(]/)[0]?.slice(0, 60) ?? "";
+    return ready?.reason ?? /^(.*?)(?: for | on | \(|:|$)/.exec(body.error ?? "")?.[1] ?? "";
   } catch {
     return text.slice(0, 60);
   }

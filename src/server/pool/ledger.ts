@@ -1,15 +1,18 @@
 // What each tenant (a parent's namespace; all of /convert) has taken of the
-// workers' time lately: its time in hand, when it must wait to make it up,
-// and which tenants started a request last. The rule it keeps is ADR 17's
+// workers' time lately (the wall time its requests held a worker): its time
+// in hand, whether it is busy, when it must wait to make it up, and which
+// tenants started a request last. The rule it keeps is ADR 17's
 // "Tenants" (docs/adr/0017-worker-pool.md). Every function takes `now` (ms on
 // ./clock.ts's clock): the ledger never reads a clock.
-import { ACTIVE_MS, BURST, LEDGER_TENANTS, TENANT_SHARE } from "./limits.js";
+import { ACTIVE_MS, BURST, BUSY_BELOW, LEDGER_TENANTS, TENANT_SHARE } from "./limits.js";
 
 export interface Ledger {
   /** All the time a tenant may have in hand, ms: BURST deadlines. */
   readonly full: number;
   /** A tenant's worker time in hand, ms: full (BURST deadlines) when it was not charged lately. */
   timeInHand(tenant: string, now: number): number;
+  /** Whether a tenant has less than BUSY_BELOW of its time in hand: busy tenants share busyWorkers (./choose.ts). */
+  busy(tenant: string, now: number): boolean;
   /** Until when a tenant's requests wait to make up its time (0: they need not). */
   waitsUntil(tenant: string, now: number): number;
   /** Whether a request of the tenant was stopped at a limit, and its time is not back in hand since. */
@@ -18,15 +21,17 @@ export interface Ledger {
   started(tenant: string, now: number): void;
   /**
    * Charges `tenant` what one of its requests took of a worker, ms;
-   * `stopped`: a request stopped at a limit. Returns how long until its time
-   * is back in hand when it is out of time now.
+   * `stopped`: a request stopped at a limit. Returns in how many ms the
+   * charge stops keeping it waiting: its time back in hand (when it is out of
+   * time now), then its time no longer busy (when it is busy now); earliest
+   * first, empty when it is neither.
    */
-  charge(tenant: string, ms: number, now: number, stopped?: boolean): number | undefined;
+  charge(tenant: string, ms: number, now: number, stopped?: boolean): number[];
   /**
-   * The tenants their last charge left out of time: of the tenants holding no
-   * worker, the only ones that can be waiting to make up their time.
+   * The tenants their last charge left busy (out of time among them): of the
+   * tenants holding no worker, the only ones that can be waiting.
    */
-  short(): Iterable<string>;
+  spent(): Iterable<string>;
 }
 
 interface Entry {
@@ -39,9 +44,10 @@ interface Entry {
 /** A ledger for requests of at most `deadlineMs` of processing each. */
 export function createLedger(deadlineMs: number): Ledger {
   const full = BURST * deadlineMs;
+  const busyBelow = BUSY_BELOW * full;
   // Insertion order: the tenant charged longest ago first.
   const entries = new Map<string, Entry>();
-  const short = new Set<string>();
+  const spent = new Set<string>();
   /** The last two tenants to start a request, each once, the latest first. */
   let recent: { tenant: string; at: number }[] = [];
 
@@ -54,10 +60,14 @@ export function createLedger(deadlineMs: number): Ledger {
     recent.some((r) => r.tenant !== tenant && r.at > now - ACTIVE_MS);
   const stopped = (tenant: string): boolean => entries.get(tenant)?.stopped === true;
 
+  /** In how many ms a tenant with `inHand` now has `level` in hand (1 ms after, so it is past it). */
+  const reaches = (inHand: number, level: number) => Math.ceil((level - inHand) / TENANT_SHARE) + 1;
+
   return {
     full,
     timeInHand,
     stopped,
+    busy: (tenant, now) => timeInHand(tenant, now) < busyBelow,
     waitsUntil(tenant, now) {
       const inHand = timeInHand(tenant, now);
       if (inHand > 0) return 0;
@@ -77,16 +87,17 @@ export function createLedger(deadlineMs: number): Ledger {
       const stillStopped = stopped(tenant) && inHand <= 0;
       entries.delete(tenant);
       entries.set(tenant, { inHand, at: now, stopped: stoppedNow || stillStopped });
-      if (inHand <= 0) short.add(tenant);
-      else short.delete(tenant);
+      if (inHand < busyBelow) spent.add(tenant);
+      else spent.delete(tenant);
       // A bounded record: the tenant charged longest ago goes first (its time has come back, or nearly).
       const [oldest] = entries.keys();
       if (entries.size > LEDGER_TENANTS && oldest !== undefined) {
         entries.delete(oldest);
-        short.delete(oldest);
+        spent.delete(oldest);
       }
-      return inHand <= 0 ? Math.ceil(-inHand / TENANT_SHARE) + 1 : undefined;
+      const changes = inHand <= 0 ? [reaches(inHand, 0)] : [];
+      return inHand < busyBelow ? [...changes, reaches(inHand, busyBelow)] : changes;
     },
-    short: () => short,
+    spent: () => spent,
   };
 }

@@ -11,8 +11,12 @@ export interface Ledger {
   readonly full: number;
   /** A tenant's worker time in hand, ms: full (BURST deadlines) when it was not charged lately. */
   timeInHand(tenant: string, now: number): number;
-  /** Whether a tenant has less than BUSY_BELOW of its time in hand: busy tenants share busyWorkers (./choose.ts). */
-  busy(tenant: string, now: number): boolean;
+  /**
+   * Whether a tenant has less than BUSY_BELOW of its time in hand, less
+   * `holding` (ms its requests still running have held workers so far):
+   * busy tenants share busyWorkers (./choose.ts).
+   */
+  busy(tenant: string, now: number, holding?: number): boolean;
   /** Until when a tenant's requests wait to make up its time (0: they need not). */
   waitsUntil(tenant: string, now: number): number;
   /** Whether a request of the tenant was stopped at a limit, and its time is not back in hand since. */
@@ -67,7 +71,7 @@ export function createLedger(deadlineMs: number): Ledger {
     full,
     timeInHand,
     stopped,
-    busy: (tenant, now) => timeInHand(tenant, now) < busyBelow,
+    busy: (tenant, now, holding = 0) => timeInHand(tenant, now) - holding < busyBelow,
     waitsUntil(tenant, now) {
       const inHand = timeInHand(tenant, now);
       if (inHand > 0) return 0;

@@ -248,20 +248,25 @@ function heavyParent(namespace: string): Record<string, unknown> {
   );
 }
 
+/** The worker heap of the out-of-heap scenario, MiB: the bodies below take a worker past it. */
+const SMALL_HEAP_MIB = 32;
+
 /**
- * A body that takes a worker out of its heap within every bound of the edge:
- * 124,000 objects of one key each, every key new (each object a shape of its
- * own), in a parent of `namespace`; `n` makes each body new.
+ * Bodies that take a worker of SMALL_HEAP_MIB out of its heap within every
+ * bound of the edge: 120,000 objects of one key each, every key new (each
+ * object a shape of its own), in a parent of `namespace`. The values are made
+ * once (not while the load is measured); `n`, in the parent's name, makes
+ * each body new.
  */
-function outOfHeapRequest(namespace: string, n: number): string {
-  const values = Array.from({ length: 124_000 }, (_, i) => `{"k${n}_${i}":${i}}`).join(",");
-  const parent = {
+function outOfHeapRequests(namespace: string): (n: number) => string {
+  const values = Array.from({ length: 120_000 }, (_, i) => `{"k${i}":${i}}`).join(",");
+  const parent = JSON.stringify({
     apiVersion: "llamastack.io/v1alpha2",
     kind: "LlamaStackDistribution",
-    metadata: { name: `heap-${n}`, namespace, uid: `uid-${n}`, generation: 1 },
+    metadata: { name: "heap-N", namespace, uid: "uid-heap", generation: 1 },
     spec: { distribution: { name: "starter" } },
-  };
-  return `{"parent":${JSON.stringify(parent)},"children":{},"x":[${values}]}`;
+  });
+  return (n) => `{"parent":${parent.replace("heap-N", `heap-${n}`)},"children":{},"x":[${values}]}`;
 }
 
 // ---------------------------------------------------------------- one run
@@ -361,9 +366,8 @@ async function phase(hook: Hook, hostile: Hostile | false, counter: { n: number 
     for (let t = 0; t < hostile.namespaces; t++) {
       const namespace = `${hostile.kind}-${t}`;
       const heavy = heavyParent(namespace);
-      retried((n) =>
-        hostile.kind === "busy" ? changed(heavy, n) : outOfHeapRequest(namespace, n),
-      );
+      const outOfHeap = hostile.kind === "heap" ? outOfHeapRequests(namespace) : undefined;
+      retried((n) => (outOfHeap === undefined ? changed(heavy, n) : outOfHeap(n)));
     }
   await new Promise((r) => setTimeout(r, lead));
   for (let l = 0; l < TYPICAL_LOOPS; l++)
@@ -650,8 +654,8 @@ export async function benchTenant(
       hostile: { kind: "busy", namespaces },
     })),
     {
-      name: "direct callers in 2 namespaces, each body out of a worker's heap",
-      env: {},
+      name: `direct callers in 2 namespaces, each body out of a worker's heap (WORKER_HEAP_MIB=${SMALL_HEAP_MIB})`,
+      env: { WORKER_HEAP_MIB: String(SMALL_HEAP_MIB) },
       hostile: { kind: "heap", namespaces: 2 },
     },
   ];

@@ -254,7 +254,7 @@ const SMALL_HEAP_MIB = 32;
 /**
  * Bodies that take a worker of SMALL_HEAP_MIB out of its heap within every
  * bound of the edge: 120,000 objects of one key each, every key new (each
- * object a shape of its own), in a parent of `namespace`. The values are made
+ * object a shape of its own), in the spec of a parent of `namespace`. The values are made
  * once (not while the load is measured); `n`, in the parent's name, makes
  * each body new.
  */
@@ -264,9 +264,11 @@ function outOfHeapRequests(namespace: string): (n: number) => string {
     apiVersion: "llamastack.io/v1alpha2",
     kind: "LlamaStackDistribution",
     metadata: { name: "heap-N", namespace, uid: "uid-heap", generation: 1 },
-    spec: { distribution: { name: "starter" } },
+    spec: { distribution: { name: "starter" }, x: "X" },
   });
-  return (n) => `{"parent":${parent.replace("heap-N", `heap-${n}`)},"children":{},"x":[${values}]}`;
+  const [head, tail] = parent.split('"X"');
+  return (n) =>
+    `{"parent":${(head ?? "").replace("heap-N", `heap-${n}`)}[${values}]${tail},"children":{}}`;
 }
 
 // ---------------------------------------------------------------- one run

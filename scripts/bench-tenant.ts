@@ -268,7 +268,7 @@ function outOfHeapRequests(namespace: string): (n: number) => string {
   });
   const [head, tail] = parent.split('"X"');
   return (n) =>
-    `{"parent":${(head ?? "").replace("heap-N", `heap-${n}`)}[${values}]${tail},"children":{}}`;
+    `{"parent":${(head ?? "").replace("heap-N", `heap-${n}`)}[${values}]${tail ?? ""},"children":{}}`;
 }
 
 // ---------------------------------------------------------------- one run

@@ -75,7 +75,9 @@ export function tenantWorkers(workers: number): number {
  * Workers the busy tenants (BUSY_BELOW) may hold together, however many they
  * are: as many as one tenant may, so one worker is kept for the others.
  */
-export const busyWorkers = tenantWorkers;
+export function busyWorkers(workers: number): number {
+  return tenantWorkers(workers);
+}
 
 /**
  * Wall time a request may take in its worker, for one the node starves of

@@ -285,14 +285,11 @@ class WorkerPool implements Pool {
 
   /** The workers tenants hold now, read from the slots (and the clock) each time it is asked. */
   private running(): Running {
-    const holderOf = (s: Slot) =>
-      s.job !== undefined
-        ? s.job.handedBack === true
-          ? undefined
-          : s.job.tenant
-        : s.ready
-          ? undefined
-          : s.heldBy;
+    // A request's tenant (none once handed back), or the tenant a starting worker replaces one of.
+    const holderOf = (s: Slot): string | undefined => {
+      if (s.job !== undefined) return s.job.handedBack === true ? undefined : s.job.tenant;
+      return s.ready ? undefined : s.heldBy;
+    };
     return {
       share: this.figures.share,
       busyShare: this.figures.busyShare,
@@ -308,23 +305,36 @@ class WorkerPool implements Pool {
   }
 
   /**
-   * Charges a tenant (./ledger.ts) `ms` of a worker's time; one the charge
-   * keeps waiting is looked at again when its time is back, and when it is no
-   * longer busy.
+   * Charges a tenant (./ledger.ts) `ms` of a worker's CPU time and `wallMs`
+   * of its wall time; one the charge keeps waiting is looked at again when
+   * its time is back, and when it is no longer busy.
    */
-  private charge(tenant: string | undefined, ms: number, now: number, stopped = false): void {
+  private charge(
+    tenant: string | undefined,
+    ms: number,
+    wallMs: number,
+    now: number,
+    stopped = false,
+  ): void {
     if (tenant === undefined) return;
-    for (const after of this.ledger.charge(tenant, ms, now, stopped))
+    for (const after of this.ledger.charge(tenant, ms, now, stopped, wallMs))
       this.clock.after(after, () => this.pump(), true);
   }
 
   /**
-   * What a slot's request (or start) held of its worker since `startedAt`:
-   * its wall time, never less than the CPU time the worker tells (which is
-   * from now on the baseline for its deadline).
+   * Charges a slot's request (or start) to `tenant`: the CPU time the worker
+   * tells (from now on the baseline for its deadline), and the wall time it
+   * held the worker since `startedAt`, never less than that CPU time.
    */
-  private heldMs(slot: Slot, cpuMs: number, now: number): number {
-    return Math.max(now - slot.startedAt, this.tookMs(slot, cpuMs));
+  private chargeHeld(
+    slot: Slot,
+    tenant: string | undefined,
+    cpuMs: number,
+    now: number,
+    stopped = false,
+  ): void {
+    const cpu = this.tookMs(slot, cpuMs);
+    this.charge(tenant, cpu, Math.max(now - slot.startedAt, cpu), now, stopped);
   }
 
   /** The CPU time a worker took since its last message, as it tells it (ms); from now on its baseline. */
@@ -433,8 +443,9 @@ class WorkerPool implements Pool {
     const now = this.clock.now();
     this.pending.remember(job, answer, now);
     this.pending.settle(job, answer);
-    // The wall time it held the worker, at least the deadline (a worker out of heap may stop sooner).
-    this.charge(job.tenant, Math.max(this.limits.deadlineMs, now - slot.startedAt), now, true);
+    // The deadline, and the wall time it held the worker, at least the deadline (out of heap may be sooner).
+    const { deadlineMs } = this.limits;
+    this.charge(job.tenant, deadlineMs, Math.max(deadlineMs, now - slot.startedAt), now, true);
     this.replace(slot, job.tenant);
     this.pump();
   }
@@ -469,12 +480,7 @@ class WorkerPool implements Pool {
         slot.tid = message.tid;
       slot.ready = true;
       // A worker started in place of one a tenant's request stopped: the start is that tenant's cost too.
-      this.charge(
-        slot.heldBy,
-        this.heldMs(slot, message.cpuMs, now),
-        now,
-        slot.heldBy !== undefined,
-      );
+      this.chargeHeld(slot, slot.heldBy, message.cpuMs, now, slot.heldBy !== undefined);
       slot.heldBy = undefined;
       this.startFailures = 0;
       this.notifyReady();
@@ -492,7 +498,7 @@ class WorkerPool implements Pool {
       return;
     }
     slot.job = undefined;
-    this.charge(job.tenant, this.heldMs(slot, message.cpuMs, now), now);
+    this.chargeHeld(slot, job.tenant, message.cpuMs, now);
     if (message.type === "handedBack") {
       // Back in the queue in its arrival order, with its body and its tenant now known.
       job.request = { ...job.request, body: message.body };

@@ -2,7 +2,8 @@
 // number passed in: no clock is read, and no assertion is on a duration.
 // With a deadline of 2000 ms a tenant has at most 2000 ms in hand, refilled
 // at a quarter of a worker: 1 ms back for every 4 ms that pass; below 1000 ms
-// in hand it is busy. What it is charged (wall time held) is the shell's.
+// of wall time in hand it is busy. The rows charge as much wall time as CPU
+// unless they say; what a request is charged is the shell's.
 import { expect } from "chai";
 import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
 import { LEDGER_TENANTS } from "../../../../src/server/pool/limits.js";
@@ -174,6 +175,17 @@ describe("the pool's tenant ledger", () => {
       if (row.stopped !== undefined) expect(ledger.stopped("a")).to.equal(row.stopped);
       expect(ledger.busy("a", row.at)).to.equal(row.busy ?? row.inHand < 1000);
     });
+
+  it("CPU and wall time are counted apart: the wall time says busy, the CPU time when it waits", () => {
+    const ledger = createLedger(DEADLINE);
+    // 200 ms of CPU in 2500 ms held: busy with CPU time in hand.
+    ledger.started("b", 0);
+    expect(ledger.charge("a", 200, 0, false, 2500)).to.deep.equal([6001]);
+    expect([ledger.timeInHand("a", 0), ledger.wallInHand("a", 0)]).to.deep.equal([1800, -500]);
+    expect(ledger.busy("a", 0)).to.equal(true);
+    expect(ledger.waitsUntil("a", 0)).to.equal(0);
+    expect([...ledger.spent()]).to.deep.equal(["a"]);
+  });
 
   it("a tenant with its time in hand is busy while its running requests have held workers half of it", () => {
     const ledger = createLedger(DEADLINE);

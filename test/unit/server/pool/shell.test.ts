@@ -26,8 +26,8 @@ interface Outcome {
   refusals: string[];
   /** Each answer's log fields (the request's log line), when the row says them. */
   logs?: Record<string, unknown>[];
-  /** Tenants' time in hand as the last answer came (whole ms: a hand-back costs a fraction of one), when the row says it. */
-  inHand?: Record<string, number>;
+  /** Tenants' wall time in hand as the last answer came (whole ms: a hand-back costs a fraction of one), when the row says it. */
+  wallInHand?: Record<string, number>;
 }
 
 interface Row {
@@ -147,7 +147,7 @@ const rows: Row[] = [
       clock.advance(6000);
       return [await answer];
     },
-    want: { answers: [{ status: 200, text: "" }], refusals: [], inHand: { "tenant-a": 4000 } },
+    want: { answers: [{ status: 200, text: "" }], refusals: [], wallInHand: { "tenant-a": 4000 } },
   },
   {
     name: "a request stopped at the wall limit: its tenant is charged the wall time it held the worker, past the deadline",
@@ -178,7 +178,7 @@ const rows: Row[] = [
       ],
       refusals: ["queue"],
       // 2000 in hand, charged the 8000 it held the worker (not the 2000 of the deadline).
-      inHand: { "tenant-a": -6000 },
+      wallInHand: { "tenant-a": -6000 },
     },
   },
   keptWorker(
@@ -322,18 +322,18 @@ describe("the pool's shell, on a clock the test moves", function () {
           .map(outcomeOf)
           .map((a) => ({ ...a, text: read(chargedSeconds(a.text)) }));
         const logs = row.want.logs === undefined ? {} : { logs: answers.map((a) => a.log) };
-        const inHand =
-          row.want.inHand === undefined
+        const wallInHand =
+          row.want.wallInHand === undefined
             ? {}
             : {
-                inHand: Object.fromEntries(
-                  Object.keys(row.want.inHand).map((t) => [
+                wallInHand: Object.fromEntries(
+                  Object.keys(row.want.wallInHand).map((t) => [
                     t,
-                    Math.round(ledger.timeInHand(t, clock.now())),
+                    Math.round(ledger.wallInHand(t, clock.now())),
                   ]),
                 ),
               };
-        expect({ answers: got, refusals, ...logs, ...inHand }).to.deep.equal(row.want);
+        expect({ answers: got, refusals, ...logs, ...wallInHand }).to.deep.equal(row.want);
       } finally {
         await pool.close();
       }

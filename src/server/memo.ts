@@ -111,7 +111,7 @@ export interface Memoized<R> {
  * object reached twice is hashed as a repeat, not as its value: the inputs
  * must stay trees (docs/adr/0009).
  */
-const HASH = {
+export const GENERATION_KEY_HASH = {
   algorithm: "sha256",
   encoding: "base64",
   respectType: false,
@@ -121,10 +121,10 @@ const HASH = {
 
 /**
  * The same text object-hash feeds its hash, written once: sha256 of it is the
- * key objectHash(inputs, HASH) gives, without one hash update per token (on the
+ * key objectHash(inputs, GENERATION_KEY_HASH) gives, without one hash update per token (on the
  * large spec that was a quarter of a sync's time; docs/adr/0009).
  */
-const SERIALIZE = { ...HASH, algorithm: "passthrough" } as const;
+const SERIALIZE = { ...GENERATION_KEY_HASH, algorithm: "passthrough" } as const;
 
 /** The key of a generation: what generateConfig reads besides the fixed catalog. */
 export function generationKey(input: GenerateInput): string {

@@ -15,7 +15,12 @@ import { generateConfig, type GenerateInput } from "../../../src/config/generate
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { createApp } from "../../../src/server/app.js";
 import { testPool } from "../../support/pool.js";
-import { byteCache, generationKey, memoize } from "../../../src/server/memo.js";
+import {
+  byteCache,
+  GENERATION_KEY_HASH,
+  generationKey,
+  memoize,
+} from "../../../src/server/memo.js";
 import { dependsOnNow, requestKey } from "../../../src/server/responses.js";
 import { buildRequest, loadCases, type CaseFile } from "../../support/harness.js";
 
@@ -304,14 +309,8 @@ describe("generationKey", () => {
 });
 
 describe("generationKey is object-hash's key (ADR 0009)", () => {
-  // ADR 0009's options: the key is objectHash of the inputs with these, however it is computed.
-  const options = {
-    algorithm: "sha256",
-    encoding: "base64",
-    respectType: false,
-    unorderedArrays: false,
-    unorderedObjects: true,
-  } as const;
+  // The key is objectHash of the inputs with ADR 0009's options, however it is computed.
+  const options = GENERATION_KEY_HASH;
   const distribution = { name: "starter", release: "1.5.0", image: "img" };
   const inputsOf = (spec: unknown, userEnvNames: string[], port?: number) => ({
     spec,

@@ -9,11 +9,11 @@ import { expect } from "chai";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/api/hook.js";
 import { ANNOTATIONS_LIMIT, CHILD_BUDGET, checkConfigSize } from "../../src/api/budget.js";
 import { buildConfigMap } from "../../src/children/configmap.js";
-import { API_VERSION, KIND } from "../../src/api/schema.js";
+import { API_VERSION } from "../../src/api/schema.js";
 import { CHILD_TYPES, OPTIONAL_CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
 import { loadCases, runCase } from "../support/harness.js";
-import { restrictedNamespace, type Status } from "./kube.js";
+import { createParent, restrictedNamespace, type Status } from "./kube.js";
 import { cluster, endTitle, ENDS, type End } from "./setup.js";
 
 const NS = "llsd-restricted";
@@ -149,23 +149,9 @@ for (const end of ENDS)
       let checked = 0;
       for (const { c, response } of cases) {
         const name = `status-${checked}`;
-        const created = await kube.create(API_VERSION, "llamastackdistributions", {
-          apiVersion: API_VERSION,
-          kind: KIND,
-          metadata: { name, namespace: NS },
-          spec: c.file.spec,
-        });
         // A parent the API server refuses never reaches the hook with this spec;
         // its status still has to fit, so carry it on a minimal valid parent.
-        const parent =
-          created.status === 201
-            ? created.body
-            : await kube.mustCreate(API_VERSION, "llamastackdistributions", {
-                apiVersion: API_VERSION,
-                kind: KIND,
-                metadata: { name, namespace: NS },
-                spec: { distribution: { name: "starter" } },
-              });
+        const parent = await createParent(kube, NS, name, c.file.spec);
         const status = { ...response.status, observedGeneration: parent.metadata.generation };
         const stored = (await kube.replaceStatus(API_VERSION, "llamastackdistributions", {
           ...parent,

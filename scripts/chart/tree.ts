@@ -2,7 +2,8 @@
 // the base (manifests/); each feature (the HTTPS overlay, a component of
 // manifests/components/) is kustomize's render with it diffed against the
 // render it goes on top of, and what it adds or changes is merged in, tagged
-// with the features it needs. Values then replace parts of the trees
+// with the features it needs; what another feature added alike already is
+// that part, there with either feature. Values then replace parts of the trees
 // (placements), and emit.ts writes each tree as a template.
 import { isDeepStrictEqual } from "node:util";
 
@@ -63,7 +64,7 @@ const present = (part: Part, on: ReadonlySet<string>) =>
  * what a feature adds that another added already. It gets `needs` as one more
  * set of features that put it there.
  */
-function twinOf<T extends Part & { node: Node }>(
+function joinTwin<T extends Part & { node: Node }>(
   parts: T[],
   value: Json,
   needs: Needs,
@@ -152,7 +153,7 @@ function mergeMap(
         throw new Error(`${at}.${key}: not in the tree the render came from`);
       merge(entry.node, before[key] ?? null, value, needs, on, `${at}.${key}`);
     } else if (same.length > 0) {
-      if (twinOf(same, value, needs, on) === undefined)
+      if (joinTwin(same, value, needs, on) === undefined)
         throw unsupported(`${at}.${key}`, "a field another feature adds otherwise", needs);
     } else node.entries.push({ key, needs, node: fromJson(value) });
   }
@@ -182,7 +183,7 @@ function mergeList(
     const b = matched.get(a);
     const was = b === undefined ? undefined : visible[b];
     if (b === undefined || was === undefined) {
-      if (twinOf(node.items, item, needs, on) === undefined)
+      if (joinTwin(node.items, item, needs, on) === undefined)
         run.push({ needs, node: fromJson(item) });
       return;
     }

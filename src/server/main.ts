@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { serverMsg } from "../server-messages.js";
 import { createApp, generationCacheBytes, type AppOptions } from "./app.js";
-import { API_SERVER_CLASS, HOOK_CLASS } from "./classes.js";
+import { API_SERVER_CLASS, HOOK_CLASS, type EndpointClass } from "./classes.js";
 import { limitConnections } from "./connections.js";
 import { gracefulShutdown } from "./shutdown.js";
 import { createPool } from "./pool/index.js";
@@ -83,7 +83,7 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
 function classServer(
   app: http.RequestListener,
   settings: Settings,
-  maxConnections: number,
+  of: { endpointClass: EndpointClass; maxConnections: number; metrics: HookMetrics },
 ): http.Server {
   const { tls } = settings;
   // A request that has not arrived by these limits is a stalled client,
@@ -92,7 +92,8 @@ function classServer(
     tls === undefined
       ? http.createServer(timeoutOptions(), app)
       : tlsServer(app, tls.certFile, tls.keyFile);
-  limitConnections(server, maxConnections);
+  const limit = limitConnections(server, of.maxConnections);
+  of.metrics.watchConnections(of.endpointClass.name, limit.counts);
   return server;
 }
 
@@ -108,7 +109,7 @@ interface ClassPort {
 /** The hook's port and the API server's (docs/adr/0018-endpoint-classes.md), each with its app. */
 function classPorts(
   settings: Settings,
-  shared: Pick<AppOptions, "pool" | "metrics" | "catalog" | "logger">,
+  shared: Pick<AppOptions, "pool" | "catalog" | "logger"> & { metrics: HookMetrics },
   token: string | undefined,
 ): ClassPort[] {
   const common = {
@@ -129,7 +130,11 @@ function classPorts(
   const tls = settings.tls !== undefined;
   return [
     {
-      server: classServer(hook, settings, settings.maxConnections),
+      server: classServer(hook, settings, {
+        endpointClass: HOOK_CLASS,
+        maxConnections: settings.maxConnections,
+        metrics: shared.metrics,
+      }),
       port: settings.port,
       variable: HOOK_CLASS.portVariable,
       message: "llsd-hook listening",
@@ -141,7 +146,11 @@ function classPorts(
       },
     },
     {
-      server: classServer(apiServer, settings, settings.apiServerMaxConnections),
+      server: classServer(apiServer, settings, {
+        endpointClass: API_SERVER_CLASS,
+        maxConnections: settings.apiServerMaxConnections,
+        metrics: shared.metrics,
+      }),
       port: settings.apiServerPort,
       variable: API_SERVER_CLASS.portVariable,
       message: "llsd-hook listening for the API server",

@@ -93,7 +93,8 @@ export async function startHook(env: Record<string, string> = {}, cgroup?: strin
     if (proc.exitCode !== null) throw new Error(`the hook exited (${proc.exitCode})`);
     const up = await new Promise<boolean>((resolve) => {
       http
-        .get({ host: "127.0.0.1", port, path: "/healthz" }, (res) => {
+        // The metrics port: plain HTTP whether or not the hook's ports serve TLS, opened with them.
+        .get({ host: "127.0.0.1", port: metricsPort, path: "/metrics" }, (res) => {
           res.resume();
           resolve(res.statusCode === 200);
         })
@@ -521,6 +522,7 @@ export async function benchTenant(runs = 3): Promise<boolean> {
 }
 
 if (process.argv[1]?.endsWith("bench-tenant.ts")) {
+  // The worst case's memory, 9b, runs alone: npx tsx scripts/bench-worst.ts.
   const met = await benchTenant(Number(process.argv[2] ?? 3));
   if (!met) process.exitCode = 1;
 }

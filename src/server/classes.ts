@@ -34,9 +34,10 @@ export const HOOK_CLASS: EndpointClass = {
   budgetVariable: "BODY_BUDGET_MIB",
   defaultBudgetBytes: 16 * MiB,
   // Metacontroller keeps one connection per sync in flight (--workers, 5; 20 for a large
-  // fleet) and two idle; the kubelet's probes one each.
+  // fleet) and two idle; the kubelet's probes one each. An idle one costs up to ~70 KiB
+  // over TLS (docs/adr/0017-worker-pool.md, "Sizing").
   connectionsVariable: "MAX_CONNECTIONS",
-  defaultConnections: 256,
+  defaultConnections: 128,
 };
 
 /**
@@ -53,7 +54,7 @@ export const API_SERVER_CLASS: EndpointClass = {
   budgetVariable: "API_SERVER_BODY_BUDGET_MIB",
   defaultBudgetBytes: 4 * MiB,
   connectionsVariable: "API_SERVER_MAX_CONNECTIONS",
-  defaultConnections: 64,
+  defaultConnections: 32,
 };
 
 export const ENDPOINT_CLASSES: readonly EndpointClass[] = [HOOK_CLASS, API_SERVER_CLASS];

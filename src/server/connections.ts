@@ -1,5 +1,5 @@
 // How many connections a port keeps open (docs/adr/0018-endpoint-classes.md,
-// "Connections"). Each open connection costs memory (its socket, Node's parser,
+// "Connections"; MAX_CONNECTIONS, API_SERVER_MAX_CONNECTIONS). Each open connection costs memory (its socket, Node's parser,
 // TLS's buffers), and without a limit a client that reconnects as fast as it is
 // cut keeps thousands open: they are cut only at the header timeout (10 s) or
 // the keep-alive timeout (5 s). Node's own server.maxConnections refuses the

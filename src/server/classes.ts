@@ -37,7 +37,7 @@ export const HOOK_CLASS: EndpointClass = {
   // fleet) and two idle; the kubelet's probes one each. An idle one costs up to ~70 KiB
   // over TLS (docs/adr/0017-worker-pool.md, "Sizing").
   connectionsVariable: "MAX_CONNECTIONS",
-  defaultConnections: 128,
+  defaultConnections: 64,
 };
 
 /**
@@ -54,7 +54,7 @@ export const API_SERVER_CLASS: EndpointClass = {
   budgetVariable: "API_SERVER_BODY_BUDGET_MIB",
   defaultBudgetBytes: 4 * MiB,
   connectionsVariable: "API_SERVER_MAX_CONNECTIONS",
-  defaultConnections: 32,
+  defaultConnections: 16,
 };
 
 export const ENDPOINT_CLASSES: readonly EndpointClass[] = [HOOK_CLASS, API_SERVER_CLASS];

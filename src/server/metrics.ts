@@ -204,7 +204,8 @@ interface EdgeWatch {
   ports: { endpointClass: string; counts: () => ConnectionCounts }[];
 }
 
-function edgeMetrics(registers: Registry[], edge: EdgeWatch): void {
+function edgeMetrics(registers: Registry[]): Pick<HookMetrics, "watchBudget" | "watchConnections"> {
+  const edge: EdgeWatch = { budgets: [], ports: [] };
   new Gauge({
     name: "llsd_hook_body_budget_held_bytes",
     help: "Request-body bytes held now by the class's requests (BODY_BUDGET_MIB, API_SERVER_BODY_BUDGET_MIB).",
@@ -249,6 +250,10 @@ function edgeMetrics(registers: Registry[], edge: EdgeWatch): void {
     "New connections closed unread: the port was at its limit with a request in progress on every connection.",
     (c) => c.refused,
   );
+  return {
+    watchBudget: (endpointClass, held) => edge.budgets.push({ endpointClass, held }),
+    watchConnections: (endpointClass, counts) => edge.ports.push({ endpointClass, counts }),
+  };
 }
 
 /** The worker pool's figures at each scrape (docs/adr/0017). */
@@ -352,8 +357,7 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   cacheMetrics(registers, caches);
   const pools: { stats: () => PoolFigures; workers: number }[] = [];
   const pool = poolMetrics(registers, pools);
-  const edge: EdgeWatch = { budgets: [], ports: [] };
-  edgeMetrics(registers, edge);
+  const edge = edgeMetrics(registers);
   facts(registers, options);
   const parents = parentMetrics(
     registers,
@@ -387,13 +391,8 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
     watchPool(stats, workers) {
       pools.push({ stats, workers });
     },
-    watchBudget(endpointClass, held) {
-      edge.budgets.push({ endpointClass, held });
-    },
-    watchConnections(endpointClass, counts) {
-      edge.ports.push({ endpointClass, counts });
-    },
     ...pool,
+    ...edge,
   };
 }
 

@@ -12,9 +12,9 @@
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
 //   BODY_BUDGET_MIB        request-body bytes held at once across the hook's requests (16); docs/adr/0010-request-body-limits.md
 //   API_SERVER_BODY_BUDGET_MIB  the same across the API server's requests (4)
-//   MAX_CONNECTIONS        connections the hook's port keeps open (128); at the limit the one idle the
+//   MAX_CONNECTIONS        connections the hook's port keeps open (64); at the limit the one idle the
 //                          longest is cut to let a new one in; docs/adr/0018-endpoint-classes.md
-//   API_SERVER_MAX_CONNECTIONS  the same on the API server's port (32)
+//   API_SERVER_MAX_CONNECTIONS  the same on the API server's port (16)
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SHUTDOWN_DELAY_SECONDS how long to keep serving after SIGTERM, closing each connection after
 //                          its answer (5); see docs/operations/hook-server.md "Shutdown"

@@ -157,9 +157,7 @@ describe("server: a port's connection limit", () => {
       const cert = readFileSync(join(dir, "server.crt"));
       await start(2, () => https.createServer({ key, cert }));
       hold = true;
-      const secure = track(
-        tls.connect({ port, host: "127.0.0.1", rejectUnauthorized: false }) as net.Socket,
-      );
+      const secure = track(tls.connect({ port, host: "127.0.0.1", rejectUnauthorized: false }));
       clients.push(secure);
       await once(secure.socket, "secureConnect");
       secure.socket.write(GET);

@@ -2,7 +2,7 @@
 // the limit a new connection is let in and the one idle the longest is cut; a
 // connection with a request in progress is never cut, and only when all are
 // busy is the new one closed unread; over TLS too. The hook's two ports as
-// main.ts opens them: test/install/connections.test.ts.
+// main.ts opens them: test/install/timeouts.test.ts.
 import { expect } from "chai";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

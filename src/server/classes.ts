@@ -34,8 +34,8 @@ export const HOOK_CLASS: EndpointClass = {
   budgetVariable: "BODY_BUDGET_MIB",
   defaultBudgetBytes: 16 * MiB,
   // Metacontroller keeps one connection per sync in flight (--workers, 5; 20 for a large
-  // fleet) and two idle; the kubelet's probes one each. An idle one costs up to ~70 KiB
-  // over TLS (docs/adr/0017-worker-pool.md, "Sizing").
+  // fleet) and two idle; the kubelet's probes one each. An idle one costs up to about
+  // 80 KiB over TLS (docs/adr/0017-worker-pool.md, "Connections and the worst case").
   connectionsVariable: "MAX_CONNECTIONS",
   defaultConnections: 64,
 };

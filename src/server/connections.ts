@@ -1,7 +1,8 @@
-// How many connections a port keeps open (docs/adr/0018-endpoint-classes.md,
-// "Connections"; MAX_CONNECTIONS, API_SERVER_MAX_CONNECTIONS). Each open connection costs memory (its socket, Node's parser,
-// TLS's buffers), and without a limit a client that reconnects as fast as it is
-// cut keeps thousands open: they are cut only at the header timeout (10 s) or
+// How many connections a port keeps open (MAX_CONNECTIONS,
+// API_SERVER_MAX_CONNECTIONS; docs/adr/0018-endpoint-classes.md). Each open
+// connection costs memory (its socket, Node's parser, TLS's buffers), and
+// without a limit a client that reconnects as fast as it is cut keeps
+// thousands open: they are cut only at the header timeout (10 s) or
 // the keep-alive timeout (5 s). Node's own server.maxConnections refuses the
 // newest connection at the limit, which lets idle strangers starve
 // Metacontroller of its next one. So at the limit a new connection is let in

@@ -66,7 +66,7 @@ function parent(spec: unknown, related: unknown = {}): string {
 }
 
 /** 200 models with `bytes` of metadata each, different for each i. */
-function heavySpec(i: number, bytes: number): unknown {
+export function heavySpec(i: number, bytes: number): unknown {
   const word = `${i}-`;
   const models = Array.from({ length: 200 }, (_, m) => ({
     name: `model-${i}-${m}`,
@@ -81,7 +81,7 @@ function heavySpec(i: number, bytes: number): unknown {
 }
 
 /** The request of a parent at rest: two earlier syncs applied and rolled out, the status fed back. */
-function steadyParent(spec: unknown): string {
+export function steadyParent(spec: unknown): string {
   const observed = [
     { spec, generation: 1 },
     { spec, generation: 1 },

@@ -21,8 +21,7 @@
 // Each scenario is run three times; the rows are the medians, and the section
 // exits non-zero when the target is missed: typical sync p99 beside the
 // hostile parent at most twice what it is alone, /healthz p99 at most 50 ms.
-// Then the memory: the server's RSS with the body budget exhausted and every
-// worker busy on a worst-case request, against the pod's limit.
+// The memory of the worst case (9b) is scripts/bench-worst.ts, on this file's server.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
@@ -31,14 +30,13 @@ import net from "node:net";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { API_SERVER_CLASS, HOOK_CLASS } from "../src/server/classes.js";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { buildRequest, type CaseFile } from "../test/support/harness.js";
 
 const MiB = 2 ** 20;
 /** The pod's memory limit (manifests/hook/deployment.yaml). */
-const POD_LIMIT_MIB = 384;
+export const POD_LIMIT_MIB = 384;
 
 /**
  * The checkout whose built server is run (BENCH_HOOK_DIR, default this one):
@@ -47,7 +45,7 @@ const POD_LIMIT_MIB = 384;
 const HOOK_DIR = process.env["BENCH_HOOK_DIR"] ?? ".";
 
 /** NODE_OPTIONS as the hook's Deployment sets it. */
-function shippedNodeOptions(): string {
+export function shippedNodeOptions(): string {
   const doc = parse(readFileSync(join(HOOK_DIR, "manifests/hook/deployment.yaml"), "utf8")) as {
     spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } };
   };
@@ -63,24 +61,34 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-interface Hook {
+export interface Hook {
   proc: ChildProcess;
   port: number;
   /** The API server's port (/convert). */
   apiServerPort: number;
+  metricsPort: number;
   stop: () => Promise<void>;
 }
 
-/** The server as the image runs it, with the Deployment's NODE_OPTIONS and `env`. */
-async function startHook(env: Record<string, string> = {}): Promise<Hook> {
+/**
+ * The server as the image runs it, with the Deployment's NODE_OPTIONS and `env`;
+ * given `cgroup` (a cgroup v1 memory folder), in that cgroup from its first byte.
+ */
+export async function startHook(env: Record<string, string> = {}, cgroup?: string): Promise<Hook> {
   const port = await freePort();
   const apiServerPort = await freePort();
-  const proc = spawn(process.execPath, ["dist/server/main.js"], {
+  const metricsPort = await freePort();
+  const command = [process.execPath, "dist/server/main.js"];
+  const [file, ...args] =
+    cgroup === undefined
+      ? command
+      : ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...command];
+  const proc = spawn(file ?? "", args, {
     cwd: HOOK_DIR,
     env: {
       PATH: process.env["PATH"] ?? "",
       PORT: String(port),
-      METRICS_PORT: String(await freePort()),
+      METRICS_PORT: String(metricsPort),
       API_SERVER_PORT: String(apiServerPort),
       LOG_LEVEL: "warn",
       NODE_OPTIONS: shippedNodeOptions(),
@@ -92,7 +100,8 @@ async function startHook(env: Record<string, string> = {}): Promise<Hook> {
     if (proc.exitCode !== null) throw new Error(`the hook exited (${proc.exitCode})`);
     const up = await new Promise<boolean>((resolve) => {
       http
-        .get({ host: "127.0.0.1", port, path: "/healthz" }, (res) => {
+        // The metrics port: plain HTTP whether or not the hook's ports serve TLS, opened with them.
+        .get({ host: "127.0.0.1", port: metricsPort, path: "/metrics" }, (res) => {
           res.resume();
           resolve(res.statusCode === 200);
         })
@@ -106,6 +115,7 @@ async function startHook(env: Record<string, string> = {}): Promise<Hook> {
     proc,
     port,
     apiServerPort,
+    metricsPort,
     stop: async () => {
       proc.kill("SIGKILL");
       if (proc.exitCode === null) await once(proc, "exit");
@@ -113,7 +123,7 @@ async function startHook(env: Record<string, string> = {}): Promise<Hook> {
   };
 }
 
-function send(
+export function send(
   port: number,
   agent: http.Agent,
   method: string,
@@ -530,20 +540,14 @@ async function scenario(s: Scenario, runs: number): Promise<{ rows: string[][]; 
   };
 }
 
-// ---------------------------------------------------------------- memory
-
-function rssOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (f: string) => Number(new RegExp(`${f}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
-}
+// ---------------------------------------------------------------- worst case (scripts/bench-worst.ts)
 
 /**
  * A request body of about `bytes` that costs a worker the most heap within the
  * bounds found: 240,000 empty objects (the shape JSON.parse amplifies most),
  * a long string, and a base config of the slowest YAML to read.
  */
-function worstParse(namespace: string, bytes: number): string {
+export function worstParse(namespace: string, bytes: number): string {
   const hostile = JSON.parse(hostileRequest(Number.MAX_SAFE_INTEGER)) as Record<string, unknown>;
   const parent = hostile["parent"] as { metadata: Record<string, unknown> };
   const related = JSON.stringify(hostile["related"]).replaceAll('"hostile', `"${namespace}`);
@@ -554,64 +558,6 @@ function worstParse(namespace: string, bytes: number): string {
   const objects = Array.from({ length: 240_000 }, () => "{}").join(",");
   const pad = Math.max(0, bytes - head.length - related.length - objects.length - 40);
   return `${head},"related":${related},"x":[${objects}],"pad":"${"p".repeat(pad)}"}`;
-}
-
-/**
- * A connection that sent its headers and all but the last byte of a body of
- * `bytes`: held in its port's budget until the progress floor cuts it (2-4 s).
- */
-async function stalledBody(port: number, bytes: number, path = "/sync"): Promise<net.Socket> {
-  const socket = net.connect(port, "127.0.0.1");
-  await once(socket, "connect");
-  socket.on("error", () => undefined);
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
-  );
-  socket.write(Buffer.alloc(bytes - 1, 0x20));
-  return socket;
-}
-
-async function memory(): Promise<string[]> {
-  const hook = await startHook();
-  const pid = hook.proc.pid as number;
-  const lines: string[] = [];
-  try {
-    const idle = rssOf(pid);
-    const workers = DEFAULT_POOL_LIMITS.workers;
-    const agent = new http.Agent({ keepAlive: true });
-    // Every worker on a worst-case request, each of its own tenant (one tenant holds all but one).
-    const bodies = Array.from({ length: workers }, (_, i) =>
-      worstParse(`worst-${i}`, BODY_LIMIT_BYTES - 1024),
-    );
-    let peak = idle.rss;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid).rss)), 5);
-    const busy = bodies.map((b) => send(hook.port, agent, "POST", "/sync", b));
-    // The rest of the budget held by stalled bodies at the limit.
-    const stalled: net.Socket[] = [];
-    const left =
-      HOOK_CLASS.defaultBudgetBytes - bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
-    for (let held = 0; held + BODY_LIMIT_BYTES <= left; held += BODY_LIMIT_BYTES)
-      stalled.push(await stalledBody(hook.port, BODY_LIMIT_BYTES));
-    // And the API server's budget: one body at the limit fills it.
-    stalled.push(
-      await stalledBody(hook.apiServerPort, API_SERVER_CLASS.defaultBudgetBytes, "/convert"),
-    );
-    // One more is refused at once: the budget is full.
-    const refused = await send(hook.port, new http.Agent(), "POST", "/sync", bodies[0]);
-    const answers = await Promise.all(busy);
-    clearInterval(sampler);
-    const after = rssOf(pid);
-    for (const s of stalled) s.destroy();
-    agent.destroy();
-    lines.push(
-      `  idle: rss ${idle.rss.toFixed(0)} MiB (NODE_OPTIONS=${shippedNodeOptions()}, ${workers} workers of ${DEFAULT_POOL_LIMITS.heapMib} MiB heap)`,
-      `  ${workers} worst-case requests (${(Buffer.byteLength(bodies[0] ?? "") / MiB).toFixed(1)} MiB each: 240,000 empty objects and the slowest YAML; answered ${answers.map((a) => a.status).join(", ")}) beside ${stalled.length} stalled bodies of ${BODY_LIMIT_BYTES / MiB} MiB (the hook's budget, ${HOOK_CLASS.defaultBudgetBytes / MiB} MiB, full: one more answered ${refused.status}; the API server's, ${API_SERVER_CLASS.defaultBudgetBytes / MiB} MiB, full)`,
-      `  rss peak ${Math.max(peak, after.peak).toFixed(0)} MiB (sampled every 5 ms: ${peak.toFixed(0)}; VmHWM ${after.peak.toFixed(0)}), limit ${POD_LIMIT_MIB} MiB: ${Math.max(peak, after.peak) < POD_LIMIT_MIB ? "under" : "OVER"}`,
-    );
-  } finally {
-    await hook.stop();
-  }
-  return lines;
 }
 
 // ---------------------------------------------------------------- section
@@ -690,13 +636,11 @@ export async function benchTenant(
       `target: typical sync p99 beside ≤ 2× alone, /healthz p99 ≤ 50 ms: ${met ? "met" : "MISSED"}`,
     ],
   );
-  if (only !== "") return met;
-  console.log("\n9b. Memory of the server with the body budget full and every worker busy");
-  for (const line of await memory()) console.log(line);
   return met;
 }
 
 if (process.argv[1]?.endsWith("bench-tenant.ts")) {
+  // The worst case's memory, 9b, runs alone: npx tsx scripts/bench-worst.ts.
   const met = await benchTenant(Number(process.argv[2] ?? 3));
   if (!met) process.exitCode = 1;
 }

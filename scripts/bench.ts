@@ -20,9 +20,10 @@
 //   8. a rolling restart of the hook's pods on the real node under steady
 //      syncs: failed syncs, and each old pod's SIGTERM → exit
 //      (scripts/bench-restart.ts; needs root and the node, else SKIPPED).
-//   9. one hostile tenant beside typical parents, and the memory with the
-//      body budget full and every worker busy (scripts/bench-tenant.ts): a
-//      section with a target, exiting non-zero when it is missed.
+//   9. one hostile tenant beside typical parents (scripts/bench-tenant.ts), and
+//      the memory of the worst case, every bound full at once, in a memory
+//      cgroup of the pod's limit (scripts/bench-worst.ts): each with a target,
+//      exiting non-zero when it is missed.
 //  10. the per-parent series (src/server/condition-metrics.ts) of 1,000 Ready
 //      parents: series by family, /metrics bytes, the time to render a scrape.
 //  11. the admission webhook: POST /validate (on the API server's port, as
@@ -64,6 +65,7 @@ import { benchMemory, buildDist } from "./bench-memory.js";
 import { benchScale } from "./bench-scale.js";
 import { benchRestart } from "./bench-restart.js";
 import { benchTenant } from "./bench-tenant.js";
+import { benchWorst } from "./bench-worst.js";
 import { benchBounds } from "./bench-bounds.js";
 
 const catalog = loadCatalog();
@@ -891,6 +893,7 @@ if (wanted(6)) await benchMemory({ build: false });
 if (wanted(7)) await benchScale({ build: false });
 if (wanted(8)) await benchRestart();
 if (wanted(9) && !(await benchTenant())) process.exitCode = 1;
+if (wanted(9) && !(await benchWorst())) process.exitCode = 1;
 if (wanted(10)) await benchParentSeries();
 if (wanted(11) && !(await benchAdmission())) process.exitCode = 1;
 if (wanted(12)) await benchBounds();

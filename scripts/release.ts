@@ -262,11 +262,17 @@ async function image(
     );
   } else {
     // A release pulls the Dockerfile's base from its registry; a dry run builds on the stand-in.
-    const printed = execFileSync(script, dryRun ? [] : ["--pull-base"], {
-      cwd: root,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", 2],
-    });
+    // Under the lock npm run peers takes around the same build (scripts/cache-lock.sh).
+    const lock = [join(cacheDir, "locks", "hook-image"), script];
+    const printed = execFileSync(
+      join(root, "scripts", "cache-lock.sh"),
+      [...lock, ...(dryRun ? [] : ["--pull-base"])],
+      {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", 2],
+      },
+    );
     const archive = printed.trim().split("\n").pop() ?? "";
     if (!existsSync(archive))
       fail([`scripts/build-image.sh printed ${JSON.stringify(archive)}, not an archive`]);

@@ -44,10 +44,10 @@ if complete; then
   echo "$DIR/bin"
   exit 0
 fi
-mkdir -p "$CACHE/nodejs"
-# One installer at a time per version (two CI runs, or a run and a shell).
-exec 9>"$DIR.lock"
-flock 9
+# One installer at a time per version (two CI runs, or a run and a shell): the
+# second waits, saying so, then finds the first one's install complete.
+source "$(dirname "$0")/cache-lock.sh"
+cache_lock "$DIR"
 if complete; then
   echo "$DIR/bin"
   exit 0

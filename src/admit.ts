@@ -21,7 +21,7 @@ import { V1ALPHA1_API_VERSION } from "./api/v1alpha1.js";
 import { CHILD_TYPES, groupKey, OPTIONAL_CHILD_TYPES } from "./children/types.js";
 import { joinProblems } from "./compute-status.js";
 import { OBJECT_BOUNDS, toV1alpha2 } from "./convert/convert.js";
-import { canonicalJson, formatPath, isObject, own, type JsonObject } from "./lib/json.js";
+import { formatPath, jsonEqual, isObject, own, type JsonObject } from "./lib/json.js";
 import { msg } from "./messages.js";
 import { observe } from "./observe.js";
 import { formatProblem, problem, problemsFromZod, type Problem, type Warning } from "./problems.js";
@@ -132,11 +132,11 @@ function unchecked(request: Request): boolean {
   if (request.operation === "CREATE") return false;
   if (own(metadataOf(request.object), "deletionTimestamp") !== undefined) return true;
   const spec = (obj: unknown) => (isObject(obj) ? own(obj, "spec") : undefined);
-  // Only bounded objects are compared (canonicalJson recurses); the API server stored the old one.
+  // Only bounded objects are compared (jsonEqual recurses); the API server stored the old one.
   const bounded = [request.object, request.oldObject].every(
     (o) => measure(o, OBJECT_BOUNDS).problem === undefined,
   );
-  return bounded && canonicalJson(spec(request.object)) === canonicalJson(spec(request.oldObject));
+  return bounded && jsonEqual(spec(request.object), spec(request.oldObject));
 }
 
 /** The object as v1alpha2 (a v1alpha1 one converted as /convert converts it), or why it is not one. */

@@ -14,7 +14,7 @@ import {
   type ParentRef,
 } from "./children/keep.js";
 import { planChildren } from "./children/plan.js";
-import { canonicalJson } from "./lib/json.js";
+import { jsonEqual } from "./lib/json.js";
 import { msg } from "./messages.js";
 import type { Observed, ObservedDeployment } from "./observe.js";
 import { formatProblem, type Problem, type Warning } from "./problems.js";
@@ -159,7 +159,7 @@ function isRolledOut(
 ): boolean {
   if (observed === undefined) return false;
   const applied = appliedOf(observed, parent);
-  if (!applied.ok || canonicalJson(applied.object) !== canonicalJson(desired)) return false;
+  if (!applied.ok || !jsonEqual(applied.object, desired)) return false;
   const status = observed.status ?? {};
   const replicas = observed.spec?.replicas ?? 1;
   return (

@@ -40,6 +40,11 @@ if ! flock -n 9; then
   echo "[peers] another run is preparing the peers in $CACHE; waiting for it"
   flock 9
 fi
+# The builders whose cache key hashes their own text take no lock themselves
+# (a line added would rebuild them cold): each is run holding a lock of its own
+# (scripts/cache-lock.sh), which scripts/release.ts takes too. The hook image's
+# lock covers the stand-in base and the image tools it builds on the way.
+locked() { "$ROOT/scripts/cache-lock.sh" "$CACHE/locks/$1" "${@:2}"; }
 PEERS_FILE="$ROOT/.cache/peers.json"
 mkdir -p "$ROOT/.cache"
 START=$(date +%s)
@@ -49,11 +54,11 @@ K8S_LOG="$CACHE/k8s-build.log"
 "$ROOT/test/k8s/build.sh" > "$CACHE/k8s-bin-dir" 2> >(tee "$K8S_LOG" >&2) &
 K8S_PID=$!
 PROMETHEUS_LOG="$CACHE/prometheus-build.log"
-"$ROOT/test/prometheus/build.sh" > "$CACHE/prometheus-dir" 2> "$PROMETHEUS_LOG" &
+locked prometheus "$ROOT/test/prometheus/build.sh" > "$CACHE/prometheus-dir" 2> "$PROMETHEUS_LOG" &
 PROMETHEUS_PID=$!
 IMAGE_LOG="$CACHE/hook-image-build.log"
 echo "[peers] building the hook's image in the background (log: $IMAGE_LOG)"
-"$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
+locked hook-image "$ROOT/scripts/build-image.sh" > "$CACHE/hook-image" 2> "$IMAGE_LOG" &
 IMAGE_PID=$!
 # Argo CD's tracking code is some 1,400 packages: built beside the venvs.
 TRACKING_LOG="$CACHE/argocd-tracking-build.log"
@@ -78,7 +83,7 @@ done
 
 IMAGES=()
 for release in $NODE_RELEASES; do
-  IMAGES+=("\"$release\": \"$("$ROOT/test/node/image.sh" "$release")\"")
+  IMAGES+=("\"$release\": \"$(locked "node-image-$release" "$ROOT/test/node/image.sh" "$release")\"")
 done
 
 if ! wait "$K8S_PID"; then
@@ -120,7 +125,7 @@ fi
 HELM=$(tail -n1 "$CACHE/helm-bin")
 echo "[peers] helm: $HELM ($(grep -m1 '^\[helm-build\] done' "$HELM_LOG" || echo cached))"
 HOOK_IMAGE=$(tail -n1 "$CACHE/hook-image")
-HOOK_IMAGE_BASE=$("$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
+HOOK_IMAGE_BASE=$(locked hook-image "$ROOT/scripts/image/node-base.sh" "$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/Dockerfile")")
 echo "[peers] the hook's image: $HOOK_IMAGE ($(grep -m1 '^\[image\] done' "$IMAGE_LOG" || echo cached))"
 {
   echo "{"

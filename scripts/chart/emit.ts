@@ -4,7 +4,7 @@
 // expressions where they are placed. Unannotated parts are written by the yaml
 // package; `{{` in the data is escaped so that Helm writes it back as it was.
 import { stringify } from "yaml";
-import type { Item, Json, Needs, Node } from "./tree.js";
+import type { Item, Json, Needs, Node, Part } from "./tree.js";
 
 /** Features by name, as the Helm condition that turns each on. */
 export type Conditions = (feature: string) => string;
@@ -59,27 +59,43 @@ function all(conditions: string[]): string {
 
 const condition = (needs: Needs, on: Conditions) => all(needs.map(on));
 
+/** The sets of features that put a part there: `needs`, or one of `or`. */
+const sets = (p: Part) => [p.needs, ...(p.or ?? [])];
+
 /** Runs of consecutive parts that need the same features, in order. */
-function runs<T extends { needs: Needs }>(parts: T[]): T[][] {
+function runs<T extends Part>(parts: T[]): T[][] {
+  const key = (p: Part) => sets(p).join("|");
   const out: T[][] = [];
   for (const p of parts) {
     const last = out.at(-1);
-    if (last !== undefined && last[0]?.needs.join() === p.needs.join()) last.push(p);
+    if (last?.[0] !== undefined && key(last[0]) === key(p)) last.push(p);
     else out.push([p]);
   }
   return out;
 }
 
+/** The features known to be on inside a part: `active`, and those every one of its sets has. */
+const inside = (p: Part, active: Needs) => [
+  ...active,
+  ...p.needs.filter((n) => sets(p).every((s) => s.includes(n))),
+];
+
+/** `lines` inside `{{- if }}` for what the part needs beyond `active`; `or` for several sets. */
 function guarded(
   lines: string[],
-  needs: Needs,
+  part: Part,
   active: Needs,
   on: Conditions,
   pad: string,
 ): string[] {
-  const extra = needs.filter((n) => !active.includes(n));
-  if (extra.length === 0) return lines;
-  return [`${pad}{{- if ${condition(extra, on)} }}`, ...lines, `${pad}{{- end }}`];
+  const extra = sets(part).map((s) => s.filter((n) => !active.includes(n)));
+  if (extra.some((s) => s.length === 0)) return lines;
+  const each = extra.map((s) => condition(s, on));
+  const test =
+    each.length === 1
+      ? each.join()
+      : `or ${each.map((c) => (c.includes(" ") ? `(${c})` : c)).join(" ")}`;
+  return [`${pad}{{- if ${test} }}`, ...lines, `${pad}{{- end }}`];
 }
 
 class Writer {
@@ -132,18 +148,18 @@ class Writer {
     if (node.entries.length === 0) return [];
     const pad = " ".repeat(indent);
     return runs(node.entries).flatMap((run) => {
-      const needs = run[0]?.needs ?? [];
-      const lines = run.flatMap((e) => this.entry(e.key, e.node, indent, [...active, ...needs]));
-      return guarded(lines, needs, active, this.on, pad);
+      const part = run[0] ?? { needs: [] };
+      const lines = run.flatMap((e) => this.entry(e.key, e.node, indent, inside(part, active)));
+      return guarded(lines, part, active, this.on, pad);
     });
   }
 
   list(node: Extract<Node, { t: "list" }>, indent: number, active: Needs): string[] {
     const pad = " ".repeat(indent);
     return runs(node.items).flatMap((run) => {
-      const needs = run[0]?.needs ?? [];
-      const lines = run.flatMap((i) => this.item(i, indent, [...active, ...needs]));
-      return guarded(lines, needs, active, this.on, pad);
+      const part = run[0] ?? { needs: [] };
+      const lines = run.flatMap((i) => this.item(i, indent, inside(part, active)));
+      return guarded(lines, part, active, this.on, pad);
     });
   }
 

@@ -220,19 +220,23 @@ function mergeFeatures(renderer: Renderer, all: Feature[]): ChartObject[] {
     }
     if (before.size > 0) throw new Error(`${f.key} removes ${[...before.keys()].join(", ")}`);
   }
-  // Every render the merge came from is what the trees give back with its features on.
-  for (const f of all)
-    for (const on of [f.needs, union(f.needs, [f.key])]) {
-      const set = new Set(on);
-      const got = [...objects.values()]
-        .filter((o) => o.needs.every((n) => set.has(n)))
-        .map((o) => canonicalJson(project(o.root, set)));
-      const want = renderer.render(on).map((o) => canonicalJson(o));
-      if (!isDeepStrictEqual(got.sort(), want.sort()))
-        throw new Error(
-          `the merged objects do not give back the render with ${on.join(", ") || "nothing"} on`,
-        );
-    }
+  // Every render the merge came from is what the trees give back with its features on, and so
+  // is the render with all of them (where two features add one part, it is there once).
+  const renders = [
+    ...all.flatMap((f) => [f.needs, union(f.needs, [f.key])]),
+    all.map((f) => f.key),
+  ];
+  for (const on of renders) {
+    const set = new Set(on);
+    const got = [...objects.values()]
+      .filter((o) => o.needs.every((n) => set.has(n)))
+      .map((o) => canonicalJson(project(o.root, set)));
+    const want = renderer.render(on).map((o) => canonicalJson(o));
+    if (!isDeepStrictEqual(got.sort(), want.sort()))
+      throw new Error(
+        `the merged objects do not give back the render with ${on.join(", ") || "nothing"} on`,
+      );
+  }
   return [...objects.values()];
 }
 

@@ -2,7 +2,8 @@
 // the base (manifests/); each feature (the HTTPS overlay, a component of
 // manifests/components/) is kustomize's render with it diffed against the
 // render it goes on top of, and what it adds or changes is merged in, tagged
-// with the features it needs. Values then replace parts of the trees
+// with the features it needs; what another feature added alike already is
+// that part, there with either feature. Values then replace parts of the trees
 // (placements), and emit.ts writes each tree as a template.
 import { isDeepStrictEqual } from "node:util";
 
@@ -20,13 +21,20 @@ export type Node =
   /** A subtree written from a value by toYaml; when `when` is given, only then, else `otherwise`. */
   | { t: "yaml"; value: string; when?: string; otherwise?: Node };
 
-interface Entry {
-  key: string;
+/**
+ * Where a part is: with every feature of `needs` on, or of one set of `or`,
+ * the other features that add the very same part (two components opening one
+ * port: the render with both has it once).
+ */
+export interface Part {
   needs: Needs;
+  or?: Needs[];
+}
+interface Entry extends Part {
+  key: string;
   node: Node;
 }
-export interface Item {
-  needs: Needs;
+export interface Item extends Part {
   node: Node;
 }
 
@@ -47,6 +55,28 @@ export function fromJson(v: Json): Node {
 /** Whether a part that needs `needs` is there when the features `on` are. */
 const within = (needs: Needs, on: ReadonlySet<string>) => needs.every((n) => on.has(n));
 
+/** Whether the part is there when the features `on` are. */
+const present = (part: Part, on: ReadonlySet<string>) =>
+  within(part.needs, on) || (part.or ?? []).some((n) => within(n, on));
+
+/**
+ * A part not there with `on` that renders as `value` with its own features:
+ * what a feature adds that another added already. It gets `needs` as one more
+ * set of features that put it there.
+ */
+function joinTwin<T extends Part & { node: Node }>(
+  parts: T[],
+  value: Json,
+  needs: Needs,
+  on: ReadonlySet<string>,
+): T | undefined {
+  const twin = parts.find(
+    (p) => !present(p, on) && isDeepStrictEqual(project(p.node, new Set(p.needs)), value),
+  );
+  if (twin !== undefined) twin.or = [...(twin.or ?? []), needs];
+  return twin;
+}
+
 export function union(a: Needs, b: Needs): Needs {
   return [...new Set([...a, ...b])].sort();
 }
@@ -60,10 +90,10 @@ export function project(node: Node, on: ReadonlySet<string>): Json {
         : node.value;
     case "map":
       return Object.fromEntries(
-        node.entries.filter((e) => within(e.needs, on)).map((e) => [e.key, project(e.node, on)]),
+        node.entries.filter((e) => present(e, on)).map((e) => [e.key, project(e.node, on)]),
       );
     case "list":
-      return node.items.filter((i) => within(i.needs, on)).map((i) => project(i.node, on));
+      return node.items.filter((i) => present(i, on)).map((i) => project(i.node, on));
     default:
       throw new Error(`a value is placed already: ${JSON.stringify(node)}`);
   }
@@ -118,13 +148,14 @@ function mergeMap(
   for (const [key, value] of Object.entries(after)) {
     const same = node.entries.filter((e) => e.key === key);
     if (key in before) {
-      const entry = same.find((e) => within(e.needs, on));
+      const entry = same.find((e) => present(e, on));
       if (entry === undefined)
         throw new Error(`${at}.${key}: not in the tree the render came from`);
       merge(entry.node, before[key] ?? null, value, needs, on, `${at}.${key}`);
-    } else if (same.length > 0)
-      throw unsupported(`${at}.${key}`, "a field another feature adds too", needs);
-    else node.entries.push({ key, needs, node: fromJson(value) });
+    } else if (same.length > 0) {
+      if (joinTwin(same, value, needs, on) === undefined)
+        throw unsupported(`${at}.${key}`, "a field another feature adds otherwise", needs);
+    } else node.entries.push({ key, needs, node: fromJson(value) });
   }
 }
 
@@ -136,7 +167,7 @@ function mergeList(
   on: ReadonlySet<string>,
   at: string,
 ): void {
-  const visible = node.items.filter((i) => within(i.needs, on));
+  const visible = node.items.filter((i) => present(i, on));
   if (visible.length !== before.length) throw new Error(`${at}: not the tree the render came from`);
   // Each item of `before` is found in `after`, in order; the rest of `after` is added.
   const ids = after.map(identity);
@@ -152,7 +183,8 @@ function mergeList(
     const b = matched.get(a);
     const was = b === undefined ? undefined : visible[b];
     if (b === undefined || was === undefined) {
-      run.push({ needs, node: fromJson(item) });
+      if (joinTwin(node.items, item, needs, on) === undefined)
+        run.push({ needs, node: fromJson(item) });
       return;
     }
     // Added items go before the next item they came before (after other features' items).

@@ -78,30 +78,111 @@ export function compareStrings(a: string, b: string): number {
 }
 
 /**
+ * Whether two values have the same canonicalJson (undefinedAs left out),
+ * found by one walk that stops at the first difference and builds nothing:
+ * keys in any order, a member that JSON leaves out (undefined, a function, a
+ * symbol) the same as a missing one, a non-finite number the same as null. A
+ * value JSON.stringify would change first (toJSON, a boxed primitive, a
+ * bigint) is compared by its canonicalJson instead.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  const same = sameJson(a, b);
+  return same === UNSURE ? canonicalJson(a) === canonicalJson(b) : same === SAME;
+}
+
+const SAME = 0;
+const DIFFERENT = 1;
+const UNSURE = 2;
+type Sameness = typeof SAME | typeof DIFFERENT | typeof UNSURE;
+
+/** What JSON writes for a member or an item: nothing (undefined), null for a non-finite number, else the value. */
+function asJson(value: unknown): unknown {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "function" || typeof value === "symbol") return undefined;
+  return value;
+}
+
+/** A value JSON.stringify writes as something else than itself, or its own members and items. */
+function rewritten(value: unknown): boolean {
+  if (typeof value === "bigint") return true;
+  if (typeof value !== "object" || value === null) return false;
+  return (
+    typeof (value as { toJSON?: unknown }).toJSON === "function" ||
+    value instanceof Number ||
+    value instanceof String ||
+    value instanceof Boolean ||
+    value instanceof BigInt
+  );
+}
+
+function sameJson(x: unknown, y: unknown): Sameness {
+  const a = asJson(x);
+  const b = asJson(y);
+  if (rewritten(a) || rewritten(b)) return UNSURE;
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null)
+    return a === b ? SAME : DIFFERENT;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return DIFFERENT;
+    for (let i = 0; i < a.length; i++) {
+      // An item JSON leaves out is written as null.
+      const item = sameJson(asJson(a[i]) ?? null, asJson(b[i]) ?? null);
+      if (item !== SAME) return item;
+    }
+    return SAME;
+  }
+  return sameMembers(a as Record<string, unknown>, b as Record<string, unknown>);
+}
+
+function sameMembers(a: Record<string, unknown>, b: Record<string, unknown>): Sameness {
+  let written = 0;
+  for (const key of Object.keys(a)) {
+    if (asJson(a[key]) === undefined) continue;
+    written++;
+    if (!Object.prototype.propertyIsEnumerable.call(b, key)) return DIFFERENT;
+    const member = sameJson(a[key], b[key]);
+    if (member !== SAME) return member;
+  }
+  // Every member a writes is in b, equal: b must write no other.
+  for (const key of Object.keys(b)) if (asJson(b[key]) !== undefined) written--;
+  return written === 0 ? SAME : DIFFERENT;
+}
+
+const NO_HEAD: readonly string[] = [];
+
+/**
  * A copy with object keys in one order at every level, so that equal objects
  * give equal bytes: the keys in `head` first (in that order) at the top, the
  * keys in `headOf(key)` first in an object that is member `key` of another,
  * then the rest by code unit. Undefined members are left out; list order is
- * kept. Built with `Object.fromEntries`, so a `__proto__` key stays an own key.
+ * kept. A `__proto__` key stays an own key.
  */
 export function orderKeys(
   value: unknown,
   head: readonly string[],
-  headOf: (key: string) => readonly string[] = () => [],
+  headOf: (key: string) => readonly string[] = () => NO_HEAD,
 ): unknown {
-  if (Array.isArray(value)) return value.map((v) => orderKeys(v, [], headOf));
+  if (Array.isArray(value)) return value.map((v) => orderKeys(v, NO_HEAD, headOf));
   if (!isObject(value)) return value;
   const keys = Object.keys(value);
-  const ordered = [
-    ...head.filter((k) => keys.includes(k)),
-    ...keys.filter((k) => !head.includes(k)).sort(compareStrings),
-  ];
-  return Object.fromEntries(
-    ordered.flatMap((k) => {
-      const child = value[k];
-      return child === undefined ? [] : [[k, orderKeys(child, headOf(k), headOf)]];
-    }),
-  );
+  const out: Record<string, unknown> = {};
+  const put = (key: string) => {
+    const child = value[key];
+    if (child === undefined) return;
+    const ordered = orderKeys(child, headOf(key), headOf);
+    // An assignment to __proto__ would set the prototype instead of a key.
+    if (key === "__proto__")
+      Object.defineProperty(out, key, {
+        value: ordered,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = ordered;
+  };
+  for (const key of head) if (keys.includes(key)) put(key);
+  const rest = head.length === 0 ? keys : keys.filter((k) => !head.includes(k));
+  for (const key of rest.sort(compareStrings)) put(key);
+  return out;
 }
 
 /** What scanJson tells of JSON text without parsing it. */

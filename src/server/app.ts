@@ -372,12 +372,9 @@ export function createApp(options: AppOptions): express.Express {
   // Whole responses are /sync's: the hook's app holds them, and reports the caches and the pool.
   const cache = hook ? byteCache(cacheBytes - generationCacheBytes(cacheBytes)) : undefined;
   if (cache !== undefined) watch(metrics, pool, cache, cacheBytes);
-  const reader = readBodies(
-    bodyLimit,
-    createBodyBudget(budgetBytes, endpoints.budgetVariable),
-    metrics,
-    routes,
-  );
+  const budget = createBodyBudget(budgetBytes, endpoints.budgetVariable);
+  metrics.watchBudget(endpoints.name, () => budget.held());
+  const reader = readBodies(bodyLimit, budget, metrics, routes);
   const authorize = authorizer(endpoints.token ? options.bearerToken : undefined);
   const app = express();
   app.disable("x-powered-by");

@@ -18,6 +18,9 @@ export interface EndpointClass {
   /** The body budget's variable and default (./body-budget.ts). */
   budgetVariable: string;
   defaultBudgetBytes: number;
+  /** The most connections its port keeps open: variable and default (./connections.ts). */
+  connectionsVariable: string;
+  defaultConnections: number;
 }
 
 const MiB = 2 ** 20;
@@ -30,6 +33,11 @@ export const HOOK_CLASS: EndpointClass = {
   defaultPort: 8080,
   budgetVariable: "BODY_BUDGET_MIB",
   defaultBudgetBytes: 16 * MiB,
+  // Metacontroller keeps one connection per sync in flight (--workers, 5; 20 for a large
+  // fleet) and two idle; the kubelet's probes one each. An idle one costs up to about
+  // 80 KiB over TLS (docs/adr/0017-worker-pool.md, "Connections and the worst case").
+  connectionsVariable: "MAX_CONNECTIONS",
+  defaultConnections: 64,
 };
 
 /**
@@ -45,6 +53,8 @@ export const API_SERVER_CLASS: EndpointClass = {
   defaultPort: 9443,
   budgetVariable: "API_SERVER_BODY_BUDGET_MIB",
   defaultBudgetBytes: 4 * MiB,
+  connectionsVariable: "API_SERVER_MAX_CONNECTIONS",
+  defaultConnections: 16,
 };
 
 export const ENDPOINT_CLASSES: readonly EndpointClass[] = [HOOK_CLASS, API_SERVER_CLASS];

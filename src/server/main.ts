@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { serverMsg } from "../server-messages.js";
 import { createApp, generationCacheBytes, type AppOptions } from "./app.js";
-import { API_SERVER_CLASS, HOOK_CLASS } from "./classes.js";
+import { API_SERVER_CLASS, HOOK_CLASS, type EndpointClass } from "./classes.js";
+import { limitConnections } from "./connections.js";
 import { gracefulShutdown } from "./shutdown.js";
 import { createPool } from "./pool/index.js";
 import { settingsFromEnv, type Settings } from "./settings.js";
@@ -75,13 +76,25 @@ function tlsServer(app: http.RequestListener, certFile: string, keyFile: string)
   return server;
 }
 
-/** A class's port: HTTPS when a certificate is set, else plain HTTP. */
-function classServer(app: http.RequestListener, settings: Settings): http.Server {
+/**
+ * A class's port: HTTPS when a certificate is set, else plain HTTP; at most
+ * `maxConnections` open (./connections.ts).
+ */
+function classServer(
+  app: http.RequestListener,
+  settings: Settings,
+  of: { endpointClass: EndpointClass; maxConnections: number; metrics: HookMetrics },
+): http.Server {
   const { tls } = settings;
-  if (tls !== undefined) return tlsServer(app, tls.certFile, tls.keyFile);
   // A request that has not arrived by these limits is a stalled client,
   // whose buffered body would otherwise be held for Node's default of 300 s.
-  return http.createServer(timeoutOptions(), app);
+  const server =
+    tls === undefined
+      ? http.createServer(timeoutOptions(), app)
+      : tlsServer(app, tls.certFile, tls.keyFile);
+  const limit = limitConnections(server, of.maxConnections);
+  of.metrics.watchConnections(of.endpointClass.name, limit.counts);
+  return server;
 }
 
 /** A port to open: its server and what its start line says. */
@@ -96,7 +109,7 @@ interface ClassPort {
 /** The hook's port and the API server's (docs/adr/0018-endpoint-classes.md), each with its app. */
 function classPorts(
   settings: Settings,
-  shared: Pick<AppOptions, "pool" | "metrics" | "catalog" | "logger">,
+  shared: Pick<AppOptions, "pool" | "catalog" | "logger"> & { metrics: HookMetrics },
   token: string | undefined,
 ): ClassPort[] {
   const common = {
@@ -117,18 +130,35 @@ function classPorts(
   const tls = settings.tls !== undefined;
   return [
     {
-      server: classServer(hook, settings),
+      server: classServer(hook, settings, {
+        endpointClass: HOOK_CLASS,
+        maxConnections: settings.maxConnections,
+        metrics: shared.metrics,
+      }),
       port: settings.port,
       variable: HOOK_CLASS.portVariable,
       message: "llsd-hook listening",
-      fields: { tls, auth: token !== undefined, releases: shared.catalog.releases },
+      fields: {
+        tls,
+        auth: token !== undefined,
+        maxConnections: settings.maxConnections,
+        releases: shared.catalog.releases,
+      },
     },
     {
-      server: classServer(apiServer, settings),
+      server: classServer(apiServer, settings, {
+        endpointClass: API_SERVER_CLASS,
+        maxConnections: settings.apiServerMaxConnections,
+        metrics: shared.metrics,
+      }),
       port: settings.apiServerPort,
       variable: API_SERVER_CLASS.portVariable,
       message: "llsd-hook listening for the API server",
-      fields: { tls, routes: Object.keys(API_SERVER_CLASS.routes) },
+      fields: {
+        tls,
+        maxConnections: settings.apiServerMaxConnections,
+        routes: Object.keys(API_SERVER_CLASS.routes),
+      },
     },
   ];
 }

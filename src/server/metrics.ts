@@ -14,6 +14,7 @@ import { serverMsg } from "../server-messages.js";
 import type { Parent, RefusalReason, Route, StatusSummary } from "./answer.js";
 import { DEFAULT_PARENTS_MAX, parentMetrics, type ParentView } from "./condition-metrics.js";
 import { boundedReason, isNamespaceName, isObjectName } from "./labels.js";
+import type { ConnectionCounts } from "./connections.js";
 import type { TierStats } from "./memo.js";
 
 /** What a sync request came to: the `outcome` label of llsd_hook_sync_outcomes_total. */
@@ -114,6 +115,10 @@ export interface HookMetrics {
   watchCache(cache: WatchedCache, maxBytes: number): void;
   /** Report the worker pool's figures at each scrape. */
   watchPool(stats: () => PoolFigures, workers: number): void;
+  /** Report a class's body bytes held now at each scrape (./body-budget.ts). */
+  watchBudget(endpointClass: string, held: () => number): void;
+  /** Report a class's port's connections at each scrape (./connections.ts). */
+  watchConnections(endpointClass: string, counts: () => ConnectionCounts): void;
   /** A request was answered 503 before it was read: the body budget was full. */
   countBudgetRefusal(route: Route | "other"): void;
   /** A request ran past the worker deadline (its worker was replaced). */
@@ -191,6 +196,64 @@ function cacheMetrics(registers: Registry[], caches: { cache: WatchedCache; maxB
       this.set(caches.reduce((sum, c) => sum + c.maxBytes, 0));
     },
   });
+}
+
+/** What each class's port holds (docs/adr/0018): body bytes and connections, read at each scrape. */
+interface EdgeWatch {
+  budgets: { endpointClass: string; held: () => number }[];
+  ports: { endpointClass: string; counts: () => ConnectionCounts }[];
+}
+
+function edgeMetrics(registers: Registry[]): Pick<HookMetrics, "watchBudget" | "watchConnections"> {
+  const edge: EdgeWatch = { budgets: [], ports: [] };
+  new Gauge({
+    name: "llsd_hook_body_budget_held_bytes",
+    help: "Request-body bytes held now by the class's requests (BODY_BUDGET_MIB, API_SERVER_BODY_BUDGET_MIB).",
+    labelNames: ["class"],
+    registers,
+    collect() {
+      this.reset();
+      for (const { endpointClass, held } of edge.budgets)
+        this.set({ class: endpointClass }, held());
+    },
+  });
+  new Gauge({
+    name: "llsd_hook_connections",
+    help: "Connections open now on the class's port (MAX_CONNECTIONS, API_SERVER_MAX_CONNECTIONS).",
+    labelNames: ["class"],
+    registers,
+    collect() {
+      this.reset();
+      for (const { endpointClass, counts } of edge.ports)
+        this.set({ class: endpointClass }, counts().open);
+    },
+  });
+  const count = (name: string, help: string, read: (c: ConnectionCounts) => number) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ["class"],
+      registers,
+      collect() {
+        this.reset();
+        for (const { endpointClass, counts } of edge.ports)
+          this.inc({ class: endpointClass }, read(counts()));
+      },
+    });
+  count(
+    "llsd_hook_connections_cut_total",
+    "Idle connections cut to let a new one in: the port was at its connection limit.",
+    (c) => c.cut,
+  );
+  count(
+    "llsd_hook_connections_refused_total",
+    "New connections closed unread: the port was at its limit with a request in progress on every connection.",
+    (c) => c.refused,
+  );
+  return {
+    watchBudget: (endpointClass, held) => edge.budgets.push({ endpointClass, held }),
+    watchConnections: (endpointClass, counts) => edge.ports.push({ endpointClass, counts }),
+  };
 }
 
 /** The worker pool's figures at each scrape (docs/adr/0017). */
@@ -294,6 +357,7 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
   cacheMetrics(registers, caches);
   const pools: { stats: () => PoolFigures; workers: number }[] = [];
   const pool = poolMetrics(registers, pools);
+  const edge = edgeMetrics(registers);
   facts(registers, options);
   const parents = parentMetrics(
     registers,
@@ -328,6 +392,7 @@ export function createMetrics(options: MetricsOptions = {}): HookMetrics {
       pools.push({ stats, workers });
     },
     ...pool,
+    ...edge,
   };
 }
 

@@ -12,6 +12,9 @@
 //   BODY_LIMIT_MIB         the largest request body accepted (4); see docs/operations/hook-server.md
 //   BODY_BUDGET_MIB        request-body bytes held at once across the hook's requests (16); docs/adr/0010-request-body-limits.md
 //   API_SERVER_BODY_BUDGET_MIB  the same across the API server's requests (4)
+//   MAX_CONNECTIONS        connections the hook's port keeps open (64); at the limit the one idle the
+//                          longest is cut to let a new one in; docs/adr/0018-endpoint-classes.md
+//   API_SERVER_MAX_CONNECTIONS  the same on the API server's port (16)
 //   CACHE_MIB              what the caches (generations, whole responses) may hold together (48)
 //   SHUTDOWN_DELAY_SECONDS how long to keep serving after SIGTERM, closing each connection after
 //                          its answer (5); see docs/operations/hook-server.md "Shutdown"
@@ -31,9 +34,12 @@
 import { parseAllowedPodFields } from "../api/pod-security.js";
 import { serverMsg } from "../server-messages.js";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "./app.js";
-import { API_SERVER_CLASS, HOOK_CLASS } from "./classes.js";
+import { API_SERVER_CLASS, HOOK_CLASS, type EndpointClass } from "./classes.js";
 import { DEFAULT_PARENTS_MAX } from "./condition-metrics.js";
 import { DEFAULT_POOL_LIMITS, POOL_SETTINGS, type PoolLimits } from "./pool/limits.js";
+
+/** The highest connection limit accepted (MAX_CONNECTIONS, API_SERVER_MAX_CONNECTIONS). */
+const MAX_CONNECTIONS_BOUND = 100_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -47,6 +53,8 @@ export interface Settings {
   bodyLimitBytes: number;
   bodyBudgetBytes: number;
   apiServerBodyBudgetBytes: number;
+  maxConnections: number;
+  apiServerMaxConnections: number;
   cacheBytes: number;
   shutdownDelayMs: number;
   pool: PoolLimits;
@@ -119,6 +127,11 @@ export function poolLimitsFromEnv(env: Env): PoolLimits {
   return limits;
 }
 
+/** A class's connection limit (./connections.ts): at least 1. */
+function connectionsOf(env: Env, of: EndpointClass): number {
+  return whole(env, of.connectionsVariable, of.defaultConnections, 1, MAX_CONNECTIONS_BOUND);
+}
+
 /** ALLOWED_POD_FIELDS (src/api/pod-security.ts); an unknown name stops the hook at start. */
 function allowedPodFieldsOf(env: Env): string[] {
   const parsed = parseAllowedPodFields(env["ALLOWED_POD_FIELDS"]);
@@ -162,6 +175,8 @@ export function settingsFromEnv(env: Env): Settings {
       API_SERVER_CLASS.budgetVariable,
       API_SERVER_CLASS.defaultBudgetBytes,
     ),
+    maxConnections: connectionsOf(env, HOOK_CLASS),
+    apiServerMaxConnections: connectionsOf(env, API_SERVER_CLASS),
     cacheBytes: mebibytes(env, "CACHE_MIB", CACHE_BYTES),
     shutdownDelayMs: seconds(env, "SHUTDOWN_DELAY_SECONDS", 5),
     pool: poolLimitsFromEnv(env),

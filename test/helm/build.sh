@@ -9,11 +9,13 @@
 # `helm version` names it. Cold: see docs/adr/0022-helm-chart.md.
 set -euo pipefail
 cd "$(dirname "$0")"
+source ../../scripts/cache-lock.sh
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly
 HV=$(sed -n 's|^\s*helm.sh/helm/v4 \(v[^ ]*\).*|\1|p' go.mod)
 [ -n "$HV" ] || { echo "[helm-build] go.mod pins no helm.sh/helm/v4" >&2; exit 1; }
 KEY=$(cat go.mod go.sum | sha256sum | cut -c1-12)
 OUT="${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}/helm/$HV-$KEY-$(go env GOVERSION)"
+[ -x "$OUT/helm" ] || cache_lock "$OUT"
 if [ ! -x "$OUT/helm" ]; then
   START=$(date +%s)
   echo "[helm-build] building helm $HV into $OUT" >&2

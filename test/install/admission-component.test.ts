@@ -2,7 +2,8 @@
 // pinned kubectl's kustomize through examples/admission exactly as
 // docs/operations/admission.md installs it: the HTTPS install plus the
 // ValidatingWebhookConfiguration and one ingress rule on the hook's
-// NetworkPolicy, nothing else changed; and beside the v1alpha1 component.
+// NetworkPolicy (labelled as opening the api-server port), nothing else
+// changed; and beside the v1alpha1 component, the rule there once.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -30,6 +31,15 @@ const API_SERVER_RULE = {
   ports: [{ port: "api-server", protocol: "TCP" }],
 };
 
+/** The NetworkPolicy's metadata with the label that keeps the other component from opening the port again. */
+const withLabel = (np: Obj | undefined) => ({
+  ...np?.metadata,
+  labels: {
+    ...(np?.metadata as { labels?: Record<string, string> } | undefined)?.labels,
+    "llamastack.io/api-server-port": "open",
+  },
+});
+
 describe("the admission component, rendered by kustomize", function () {
   this.timeout(60_000);
   let tree = "";
@@ -52,6 +62,7 @@ describe("the admission component, rendered by kustomize", function () {
       ...ingress(base.get(NP)),
       API_SERVER_RULE,
     ]);
+    expect(withComponent.get(NP)?.metadata).to.deep.equal(withLabel(base.get(NP)));
 
     expect(withComponent.get(VWC)).to.deep.equal({
       apiVersion: "admissionregistration.k8s.io/v1",
@@ -98,7 +109,7 @@ describe("the admission component, rendered by kustomize", function () {
     });
   });
 
-  it("goes beside the v1alpha1 component: both webhooks, one rule for the API server's addresses each", () => {
+  it("goes beside the v1alpha1 component: both webhooks, and the API server's addresses opened once", () => {
     const both = join(tree, "examples/both");
     mkdirSync(both);
     writeFileSync(
@@ -118,10 +129,7 @@ describe("the admission component, rendered by kustomize", function () {
     expect((crd?.["spec"] as { conversion: { strategy: string } }).conversion.strategy).to.equal(
       "Webhook",
     );
-    expect(ingress(rendered.get(NP))).to.deep.equal([
-      ...ingress(base.get(NP)),
-      API_SERVER_RULE,
-      API_SERVER_RULE,
-    ]);
+    expect(ingress(rendered.get(NP))).to.deep.equal([...ingress(base.get(NP)), API_SERVER_RULE]);
+    expect(rendered.get(NP)?.metadata).to.deep.equal(withLabel(base.get(NP)));
   });
 });

@@ -69,7 +69,7 @@ function checkoutCopy(): string {
   for (const f of ["bin", "src", "configs", "examples", "metacontroller"])
     cpSync(join(root, f), join(dir, f), { recursive: true });
   mkdirSync(join(dir, "scripts"));
-  for (const f of ["build.ts", "render-snapshot.ts", "use-node.sh"])
+  for (const f of ["build.ts", "render-snapshot.ts", "use-node.sh", "cache-lock.sh"])
     cpSync(join(root, "scripts", f), join(dir, "scripts", f));
   for (const f of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"])
     cpSync(join(root, f), join(dir, f));

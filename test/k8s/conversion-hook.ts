@@ -11,7 +11,7 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../src/api/hook.js";
 import { CONVERSION_PATCH_FILE, CRD_FILE } from "../../src/api/crd-file.js";
 import { freePort } from "../net.js";
-import { waitFor } from "./kube.js";
+import { waitFor, type Kube } from "./kube.js";
 import { cluster } from "./setup.js";
 
 export const root = join(import.meta.dirname, "..", "..");
@@ -114,8 +114,11 @@ export function crdWithConversion(base: Crd, url: string, ca: Buffer): Crd {
   };
 }
 
-export async function putCrd(spec: Record<string, unknown>): Promise<void> {
-  const kube = cluster().kube;
+/** Replaces the CRD's spec on the control plane of `kube` (the newest end's unless named). */
+export async function putCrd(
+  spec: Record<string, unknown>,
+  kube: Kube = cluster().kube,
+): Promise<void> {
   const base = parse(readFileSync(join(root, CRD_FILE), "utf8")) as Crd;
   const current = (await kube.get(CRD_API, CRDS, undefined, base.metadata.name)) as Crd;
   await kube.replace(CRD_API, CRDS, { ...current, spec });

@@ -5,6 +5,7 @@
 // under another field manager (the User-Agent's first segment, as for client-go).
 import { request as httpsRequest } from "node:https";
 import type { KubeObject } from "../../src/api/hook.js";
+import { API_VERSION, KIND } from "../../src/api/schema.js";
 import { readWatch } from "../support/watch.js";
 
 export interface KubeResponse<T = unknown> {
@@ -315,6 +316,33 @@ export async function waitFor<T>(
 }
 
 /** A Namespace that enforces and warns on Pod Security "restricted" (latest). */
+/**
+ * A LlamaStackDistribution named `name` with `spec`, or, when the API server
+ * refuses that spec, with a minimal valid one: a parent that must exist (to
+ * own children, or to carry a status) whatever a golden case's spec is.
+ */
+export async function createParent(
+  kube: Kube,
+  namespace: string,
+  name: string,
+  spec: unknown,
+): Promise<KubeObject> {
+  const parent = (s: unknown) => ({
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name, namespace },
+    spec: s,
+  });
+  const created = await kube.create(API_VERSION, "llamastackdistributions", parent(spec));
+  return created.status === 201
+    ? created.body
+    : await kube.mustCreate(
+        API_VERSION,
+        "llamastackdistributions",
+        parent({ distribution: { name: "starter" } }),
+      );
+}
+
 export function restrictedNamespace(name: string): KubeObject {
   return {
     apiVersion: "v1",

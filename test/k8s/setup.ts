@@ -1,8 +1,8 @@
 // Mocha global fixtures for the real peers' tests (test/mocharc.peers.json): a
 // control plane at each end of the Kubernetes range the suite keeps, with the
 // CRD installed, stopped afterwards, also when a test fails. Every Kubernetes
-// test runs on the newest; the CRD and install tests run on the oldest too
-// (ADR 21). The unit suite never loads this.
+// test runs on the newest; the CRD, install, admission and children tests
+// run on the oldest too (ADR 21). The unit suite never loads this.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";

@@ -25,7 +25,7 @@ import { projectApplied } from "../../src/children/managed-fields.js";
 import { CHILD_TYPES } from "../../src/children/types.js";
 import { canonicalJson } from "../../src/lib/json.js";
 import { loadCases, runCase } from "../support/harness.js";
-import { restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
+import { createParent, restrictedNamespace, waitFor, type Kube, type Status } from "./kube.js";
 import { Metacontroller, ssaPayload, type SyncRound } from "./metacontroller.js";
 import { serveHook } from "./serve-hook.js";
 import { cluster } from "./setup.js";
@@ -266,23 +266,9 @@ describe("server-side apply: the hook's keep projection of every golden child ch
     namespaces.push(ns);
     await kube().mustCreate("v1", "namespaces", restrictedNamespace(ns));
     const name = c.file.name ?? "llama";
-    const created = await kube().create(API_VERSION, RESOURCE, {
-      apiVersion: API_VERSION,
-      kind: KIND,
-      metadata: { name, namespace: ns },
-      spec: c.file.spec,
-    });
     // The owner must exist (or the garbage collector removes the children);
     // a spec the API server refuses is carried by a minimal one.
-    const parent =
-      created.status === 201
-        ? created.body
-        : await kube().mustCreate(API_VERSION, RESOURCE, {
-            apiVersion: API_VERSION,
-            kind: KIND,
-            metadata: { name, namespace: ns },
-            spec: { distribution: { name: "starter" } },
-          });
+    const parent = await createParent(kube(), ns, name, c.file.spec);
     const desired = response.children.map((child) => ({
       ...child,
       metadata: { ...child.metadata, namespace: ns },

@@ -10,6 +10,7 @@
 # (llama-stack-0.7.3-py3.12-<hash>, ogx-1.5.0-py3.12-<hash>).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/../../scripts/cache-lock.sh"
 PYTHON_VERSION=${LLSD_PYTHON_VERSION:-3.12}
 log() { echo "[llama-stack-venv] $*" >&2; }
 
@@ -76,6 +77,9 @@ ensure() {
   [ -f "$lock" ] || { log "no lock file for release $release ($lock)"; return 1; }
   hash=$(sha256sum "$lock" | cut -c1-12)
   dir="${LLSD_CACHE_DIR:-$HOME/.cache/llsd-hook}/venvs/$package-$release-py$PYTHON_VERSION-$hash"
+  if [ -f "$dir/.complete" ]; then echo "$dir"; return 0; fi
+  # One build per venv: a second waits, then finds this one's complete.
+  cache_lock "$dir"
   if [ -f "$dir/.complete" ]; then echo "$dir"; return 0; fi
   py=$(find_python)
   start=$(date +%s)

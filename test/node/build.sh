@@ -13,6 +13,7 @@
 # Cold: about 6-9 minutes on 2 cores after the control plane (shared Go build cache).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/../../scripts/cache-lock.sh"
 export GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 
 CONTAINERD=v2.4.2 # containerd's matrix: Kubernetes 1.37 -> containerd 2.3.0+/2.4.0+
@@ -34,9 +35,14 @@ if [ -f "$OUT/.complete" ]; then
   echo "$OUT"
   exit 0
 fi
+cache_lock "$OUT"
+if [ -f "$OUT/.complete" ]; then
+  echo "$OUT"
+  exit 0
+fi
 
 TMP="$OUT.tmp"
-rm -rf "$TMP"
+rm -rf "$TMP" # a dead build's, if any (we hold the lock)
 mkdir -p "$TMP/cni"
 log "building the node (Kubernetes $KV, containerd $CONTAINERD, runc $RUNC, CNI $CNI, $GV) into $OUT (cold: about 6-9 minutes on 2 cores)"
 

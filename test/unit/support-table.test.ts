@@ -1,10 +1,10 @@
 // The README's supported-versions table names exactly what the suite runs:
 // each row is read and held against the file that pins it (the two Kubernetes
-// builds, the Metacontroller stand-in, configs/releases.json and the node
+// builds and the test files that loop over both, the Metacontroller stand-in, configs/releases.json and the node
 // tests' releases, package.json's engines and scripts/use-node.sh). A row the
 // test does not know fails, so a new one (the Helm chart's) comes with its check.
 import { expect } from "chai";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { docSection } from "../support/tools.js";
 import { METACONTROLLER_VERSION } from "../k8s/metacontroller.js";
@@ -60,6 +60,18 @@ describe("the README's supported-versions table", () => {
     const row = table.get("Kubernetes");
     expect(row?.supported).to.equal(`${minor(oldest)} to ${minor(newest)}`);
     expect(versionsIn(row?.suite ?? "")).to.deep.equal([oldest, newest]);
+  });
+
+  it("Kubernetes: the tests it says run on both ends are exactly the files that loop over ENDS", () => {
+    const named = [...(table.get("Kubernetes")?.suite ?? "").matchAll(/`([a-z-]+)`/g)].map(
+      (m) => m[1],
+    );
+    const onBoth = readdirSync(join(root, "test", "k8s"))
+      .filter((f) => f.endsWith(".test.ts"))
+      .filter((f) => /^\s*for \(const end of ENDS\)/m.test(read(`test/k8s/${f}`)))
+      .map((f) => f.slice(0, -".test.ts".length));
+    expect(onBoth).to.include("crd");
+    expect([...named].sort()).to.deep.equal(onBoth.sort());
   });
 
   it("Metacontroller: the suite runs a stand-in of the release its behaviour was read from", () => {

@@ -1,6 +1,7 @@
 // Table tests for the size budget: bytes as Go writes them, where they are,
 // and which children (or the config's ConfigMap) would not fit.
 import { expect } from "chai";
+import fc from "fast-check";
 import type { KubeObject } from "../../../src/api/hook.js";
 import {
   CHILD_BUDGET,
@@ -86,6 +87,27 @@ describe("checkSizes", () => {
   ];
   for (const [why, children, count] of rows)
     it(why, () => expect(checkSizes(children)).to.have.length(count));
+
+  it("counts a child whose text is short uncounted, and agrees with goJsonBytes either side of the budget (seeded)", () => {
+    // Characters of each width in Go's JSON: 1 byte, 2, 3, 4 (a surrogate pair), 6 (an escape).
+    const unit = fc.constantFrom("x", "é", "€", "😀", "<", "\u2028");
+    fc.assert(
+      fc.property(
+        fc.array(unit, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: Math.floor(CHILD_BUDGET / 6) - 64, max: CHILD_BUDGET }),
+        (units, length) => {
+          const text = units
+            .join("")
+            .repeat(Math.ceil(length / units.length))
+            .slice(0, length);
+          const child = { ...configMap(0), data: { "config.yaml": text } };
+          const over = goJsonBytes(child) > CHILD_BUDGET;
+          expect(checkSizes([child])).to.have.length(over ? 1 : 0);
+        },
+      ),
+      { numRuns: 40, seed: 20261130 },
+    );
+  });
 
   it("names the child, its size and where the bytes are", () => {
     const [p] = checkSizes([configMap(CHILD_BUDGET)]);

@@ -63,6 +63,17 @@ describe("chart generator: merging a feature's render", () => {
     expect(project(root, on("b"))).to.deep.equal({ spec: { ...base.spec, rules: ["x", "b"] } });
   });
 
+  it("a field and an item two features add alike are there once, with either feature or both", () => {
+    const withBoth = { spec: { ...base.spec, rules: ["x", "open"], label: "open" } };
+    const root = merged(base, [
+      ["a", withBoth],
+      ["b", withBoth],
+    ]);
+    for (const features of [on("a"), on("b"), on("a", "b")])
+      expect(project(root, features)).to.deep.equal(withBoth);
+    expect(project(root, on())).to.deep.equal(base);
+  });
+
   const refused: { what: string; features: [string, Json][]; message: string }[] = [
     {
       what: "a field removed",
@@ -75,12 +86,12 @@ describe("chart generator: merging a feature's render", () => {
       message: "obj.spec.rules[0]: an item removed or moved with a",
     },
     {
-      what: "a field two features add",
+      what: "a field two features add with different values",
       features: [
         ["a", { spec: { ...base.spec, extra: 1 } }],
         ["b", { spec: { ...base.spec, extra: 2 } }],
       ],
-      message: "obj.spec.extra: a field another feature adds too with b",
+      message: "obj.spec.extra: a field another feature adds otherwise with b",
     },
     {
       what: "a field two features change",
@@ -124,6 +135,27 @@ describe("chart generator: an object's template", () => {
         "  {{- if .Values.https.enabled }}",
         "  ca: c",
         "  {{- end }}",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("writes a part two features add alike once, under `or` of their conditions", () => {
+    const base = { kind: "X", spec: { rules: ["x"] } };
+    const withBoth = { kind: "X", spec: { rules: ["x", "open"] } };
+    const root = fromJson(base);
+    merge(root, base, withBoth, ["a", "https"], on("https"), "obj");
+    merge(root, base, withBoth, ["b", "https"], on("https"), "obj");
+    expect(template(root, [], [], condition, ["header"])).to.equal(
+      [
+        "# header",
+        "kind: X",
+        "spec:",
+        "  rules:",
+        "    - x",
+        "    {{- if or (and .Values.a.enabled .Values.https.enabled) (and .Values.b.enabled .Values.https.enabled) }}",
+        "    - open",
+        "    {{- end }}",
         "",
       ].join("\n"),
     );

@@ -6,9 +6,65 @@ import {
   compareStrings,
   deepMerge,
   formatPath,
+  isObject,
+  jsonEqual,
   orderKeys,
   scanJson,
 } from "../../../src/lib/json.js";
+
+/** orderKeys as it was written before its one-walk form: the reference the property holds it to. */
+function orderKeysBefore(
+  value: unknown,
+  head: readonly string[],
+  headOf: (key: string) => readonly string[] = () => [],
+): unknown {
+  if (Array.isArray(value)) return value.map((v) => orderKeysBefore(v, [], headOf));
+  if (!isObject(value)) return value;
+  const keys = Object.keys(value);
+  const ordered = [
+    ...head.filter((k) => keys.includes(k)),
+    ...keys.filter((k) => !head.includes(k)).sort(compareStrings),
+  ];
+  return Object.fromEntries(
+    ordered.flatMap((k) => {
+      const child = value[k];
+      return child === undefined ? [] : [[k, orderKeysBefore(child, headOf(k), headOf)]];
+    }),
+  );
+}
+
+/** A copy with every object's keys in reverse order. */
+function reversed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversed);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversed(v)]),
+  );
+}
+
+/** Values as the hook meets them (parsed JSON, objects it built) and what JSON writes differently. */
+const anyValue = fc.anything({
+  maxDepth: 3,
+  withBoxedValues: true,
+  withNullPrototype: true,
+  withSparseArray: true,
+  withObjectString: true,
+  withDate: true,
+  key: fc.oneof(fc.constantFrom("__proto__", "a", "b", "toJSON", "0", "10"), fc.string()),
+});
+
+/** A pair that is often equal as JSON: a value beside itself, its reordered copy, a changed copy, or another value. */
+const pairs = fc.oneof(
+  anyValue.map((a) => [a, a] as const),
+  anyValue.map((a) => [a, reversed(a)] as const),
+  anyValue.map((a) => [a, JSON.parse(JSON.stringify(a) ?? "null") as unknown] as const),
+  fc
+    .tuple(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 0 }))
+    .map(([a, leaf]) => [a, isObject(a) ? { ...(reversed(a) as object), z: leaf } : leaf] as const),
+  fc.tuple(anyValue, anyValue),
+);
 
 describe("json helpers", () => {
   it("deepMerge overlays objects and replaces everything else, without touching its inputs", () => {
@@ -36,6 +92,67 @@ describe("json helpers", () => {
     expect(canonicalJson(hostile)).to.equal('{"__proto__":{"x":1},"a":1}');
     expect(canonicalJson({ a: undefined, b: [undefined] })).to.equal('{"b":[null]}');
     expect(canonicalJson({ a: undefined, b: [undefined] }, "U")).to.equal('{"a":"U","b":["U"]}');
+  });
+  const equalRows: [string, unknown, unknown, boolean][] = [
+    [
+      "keys in another order",
+      { b: 1, a: { d: [1, { x: 2 }], c: 2 } },
+      { a: { c: 2, d: [1, { x: 2 }] }, b: 1 },
+      true,
+    ],
+    ["a member set to undefined and a missing one", { a: 1, b: undefined }, { a: 1 }, true],
+    ["an undefined item and null", [undefined, () => 1], [null, null], true],
+    ["NaN and null, -0 and 0", [NaN, -0], [null, 0], true],
+    ["a number and its text", { a: 1 }, { a: "1" }, false],
+    ["one more member", { a: 1 }, { a: 1, b: null }, false],
+    ["a list and an object with its indices", [1], { 0: 1 }, false],
+    ["a longer list", [1, 2], [1, 2, 3], false],
+    [
+      "a __proto__ key",
+      JSON.parse('{"__proto__":{"x":1}}'),
+      JSON.parse('{"__proto__":{"x":2}}'),
+      false,
+    ],
+    ["toJSON, as JSON writes it", { toJSON: () => 1 }, 1, true],
+  ];
+  for (const [name, a, b, want] of equalRows)
+    it(`jsonEqual: ${name}`, () => {
+      expect(jsonEqual(a, b)).to.equal(want);
+      expect(jsonEqual(a, b)).to.equal(canonicalJson(a) === canonicalJson(b));
+    });
+  it("jsonEqual agrees with comparing canonicalJson texts on generated values (seeded)", () => {
+    fc.assert(
+      fc.property(pairs, ([a, b]) => {
+        const texts = canonicalJson(a) === canonicalJson(b);
+        expect(jsonEqual(a, b)).to.equal(texts);
+        expect(jsonEqual(b, a)).to.equal(texts);
+      }),
+      { numRuns: 300, seed: 20261128 },
+    );
+  });
+  it("orderKeys gives what its former form gave, key order and own __proto__ keys included (seeded)", () => {
+    const headOf = (key: string) => (key === "metadata" ? ["name", "namespace"] : []);
+    fc.assert(
+      fc.property(
+        anyValue,
+        fc.constantFrom([], ["kind", "apiVersion", "metadata"], ["b", "a"]),
+        (value, head) => {
+          const now = orderKeys(value, head, headOf);
+          const before = orderKeysBefore(value, head, headOf);
+          expect(now).to.deep.equal(before);
+          if (isObject(now)) expect(Object.keys(now)).to.deep.equal(Object.keys(before as object));
+          expect(canonicalJson(now)).to.equal(canonicalJson(before));
+          let text: string | undefined;
+          try {
+            text = JSON.stringify(before);
+          } catch {
+            return;
+          }
+          expect(JSON.stringify(now)).to.equal(text);
+        },
+      ),
+      { numRuns: 300, seed: 20261129 },
+    );
   });
 });
 

@@ -2,6 +2,8 @@
 // responses served again only when they cannot depend on the clock.
 import { specBindings } from "../../../src/config/bindings.js";
 import { expect } from "chai";
+import fc from "fast-check";
+import objectHash from "object-hash";
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,7 +15,12 @@ import { generateConfig, type GenerateInput } from "../../../src/config/generate
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { createApp } from "../../../src/server/app.js";
 import { testPool } from "../../support/pool.js";
-import { byteCache, generationKey, memoize } from "../../../src/server/memo.js";
+import {
+  byteCache,
+  GENERATION_KEY_HASH,
+  generationKey,
+  memoize,
+} from "../../../src/server/memo.js";
 import { dependsOnNow, requestKey } from "../../../src/server/responses.js";
 import { buildRequest, loadCases, type CaseFile } from "../../support/harness.js";
 
@@ -298,6 +305,45 @@ describe("generationKey", () => {
     expect(key(spec, base("apis: []\n"))).to.equal(key(spec, base("apis: []\n")));
     expect(key(spec, base("apis: []\n"))).not.to.equal(key(spec, base("apis: [files]\n")));
     expect(key(spec, base("apis: []\n"))).not.to.equal(key(spec));
+  });
+});
+
+describe("generationKey is object-hash's key (ADR 0009)", () => {
+  // The key is objectHash of the inputs with ADR 0009's options, however it is computed.
+  const options = GENERATION_KEY_HASH;
+  const distribution = { name: "starter", release: "1.5.0", image: "img" };
+  const inputsOf = (spec: unknown, userEnvNames: string[], port?: number) => ({
+    spec,
+    distribution,
+    env: userEnvNames,
+    port: port ?? null,
+    server: null,
+    base: null,
+  });
+  it("on every golden case's spec", () => {
+    for (const c of loadCases()) {
+      const input = { spec: c.file.spec, distribution, catalog, userEnvNames: ["A"] };
+      expect(generationKey(input as unknown as GenerateInput), c.name).to.equal(
+        objectHash(inputsOf(c.file.spec, ["A"]), options),
+      );
+    }
+  });
+  it("on generated values, undefined and odd strings included (seeded)", () => {
+    const value = fc.anything({ maxDepth: 3, withObjectString: true, stringUnit: "binary" });
+    fc.assert(
+      fc.property(
+        value,
+        fc.array(fc.string({ unit: "binary" })),
+        fc.option(fc.nat(), { nil: undefined }),
+        (spec, env, port) => {
+          const input = { spec, distribution, catalog, userEnvNames: env, port };
+          expect(generationKey(input as unknown as GenerateInput)).to.equal(
+            objectHash(inputsOf(spec, env, port), options),
+          );
+        },
+      ),
+      { numRuns: 120, seed: 20261131 },
+    );
   });
 });
 

@@ -106,6 +106,25 @@ describe("hook metrics", function () {
     expect(all.map((m) => m.name)).not.to.include("llsd_hook_build_info");
   });
 
+  it("reports each class's body bytes held and its port's connections as read at the scrape", async () => {
+    const metrics = createMetrics();
+    let held = 1024;
+    metrics.watchBudget("hook", () => held);
+    metrics.watchBudget("api-server", () => 0);
+    metrics.watchConnections("hook", () => ({ open: 64, busy: 3, cut: 5, refused: 1 }));
+    held = 4096;
+    const text = await metrics.exposition();
+    for (const line of [
+      'llsd_hook_body_budget_held_bytes{class="hook"} 4096',
+      'llsd_hook_body_budget_held_bytes{class="api-server"} 0',
+      'llsd_hook_connections{class="hook"} 64',
+      'llsd_hook_connections_cut_total{class="hook"} 5',
+      'llsd_hook_connections_refused_total{class="hook"} 1',
+    ])
+      expect(text.split("\n")).to.include(line);
+    expect(text).not.to.match(/^llsd_hook_connections\{class="api-server"\}/m);
+  });
+
   it("counts each sync outcome by reason, cached answers included", async () => {
     const { metrics } = await driveSyncs();
     const counted = Object.fromEntries(

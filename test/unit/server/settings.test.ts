@@ -32,7 +32,7 @@ describe("the server's settings", () => {
   });
 
   describe("the other variables", () => {
-    it("defaults: ports 8080, 9443 and 9464, 4 MiB bodies within 16 (the hook's) and 4 (the API server's), 48 MiB of caches, 5 s of shutdown delay", () => {
+    it("defaults: ports 8080, 9443 and 9464, 4 MiB bodies within 16 (the hook's) and 4 (the API server's), 64 and 16 connections, 48 MiB of caches, 5 s of shutdown delay", () => {
       expect(settingsFromEnv({})).to.deep.equal({
         port: 8080,
         apiServerPort: 9443,
@@ -40,6 +40,8 @@ describe("the server's settings", () => {
         bodyLimitBytes: 4 * 2 ** 20,
         bodyBudgetBytes: 16 * 2 ** 20,
         apiServerBodyBudgetBytes: 4 * 2 ** 20,
+        maxConnections: 64,
+        apiServerMaxConnections: 16,
         cacheBytes: 48 * 2 ** 20,
         shutdownDelayMs: 5000,
         pool: { workers: 2, heapMib: 64, deadlineMs: 2000 },
@@ -60,6 +62,8 @@ describe("the server's settings", () => {
         BODY_LIMIT_MIB: "2.5",
         BODY_BUDGET_MIB: "8",
         API_SERVER_BODY_BUDGET_MIB: "6",
+        MAX_CONNECTIONS: "500",
+        API_SERVER_MAX_CONNECTIONS: "8",
         CACHE_MIB: "96",
         SHUTDOWN_DELAY_SECONDS: "0.5",
         HOOK_WORKERS: "3",
@@ -78,6 +82,8 @@ describe("the server's settings", () => {
         bodyLimitBytes: 2.5 * 2 ** 20,
         bodyBudgetBytes: 8 * 2 ** 20,
         apiServerBodyBudgetBytes: 6 * 2 ** 20,
+        maxConnections: 500,
+        apiServerMaxConnections: 8,
         cacheBytes: 96 * 2 ** 20,
         shutdownDelayMs: 500,
         pool: { workers: 3, heapMib: 64, deadlineMs: 2000 },
@@ -112,6 +118,11 @@ describe("the server's settings", () => {
         "API_SERVER_PORT must differ from METRICS_PORT (9464): each port serves its own callers",
       ],
       [{ WORKER_HEAP_MIB: "16" }, "WORKER_HEAP_MIB=16 must be a whole number from 32 to 4096"],
+      [{ MAX_CONNECTIONS: "0" }, "MAX_CONNECTIONS=0 must be a whole number from 1 to 100000"],
+      [
+        { API_SERVER_MAX_CONNECTIONS: "2.5" },
+        "API_SERVER_MAX_CONNECTIONS=2.5 must be a whole number from 1 to 100000",
+      ],
     ];
     for (const [env, message] of refused)
       it(`${Object.entries(env)[0]?.join("=")}: refused with the variable and what it takes`, () => {

@@ -85,6 +85,15 @@ export const serverMsg = {
     caller: Caller,
   ) =>
     `llsd-hook had no free worker for ${subject} within ${waitMs} ms (HOOK_WORKERS: ${tenant} holds ${share} of the ${workers} at most); ${retries(caller)}`,
+  busyTenantsHoldTheirShare: (
+    subject: string,
+    waitMs: number,
+    tenant: string,
+    busyShare: number,
+    workers: number,
+    caller: Caller,
+  ) =>
+    `llsd-hook had no free worker for ${subject} within ${waitMs} ms (HOOK_WORKERS: ${tenant} took more than half its worker time lately, and such namespaces hold ${busyShare} of the ${workers} at most together, the rest kept for the others); ${retries(caller)}`,
   waitsForItsTime: (
     subject: string,
     seconds: number,

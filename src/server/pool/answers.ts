@@ -33,6 +33,8 @@ export interface Figures {
   workers: number;
   /** Workers one tenant may hold. */
   share: number;
+  /** Workers the busy tenants may hold together. */
+  busyShare: number;
   heapMib: number;
   deadlineMs: number;
   wallMs: number;
@@ -44,20 +46,32 @@ export const poolAnswers = {
 
   /**
    * It waited its whole time for a worker: because its tenant holds `share`
-   * workers, the most it may, when `share` is given; else because every
-   * worker was busy with others.
+   * workers, the most it may, or it is busy and the busy tenants hold
+   * `busyShare` together, when `held` says so; else because every worker was
+   * busy with others.
    */
-  noFreeWorker(job: Pending, f: Figures, share?: number): Answer {
+  noFreeWorker(job: Pending, f: Figures, held?: { share: number } | { busyShare: number }): Answer {
+    const { route } = job.request;
+    if (job.tenant === undefined || held === undefined)
+      return refuse(job, serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers, route));
+    const tenant = tenantName(job.tenant);
     const text =
-      job.tenant === undefined || share === undefined
-        ? serverMsg.noFreeWorker(subject(job), f.waitMs, f.workers, job.request.route)
-        : serverMsg.tenantHoldsItsShare(
+      "share" in held
+        ? serverMsg.tenantHoldsItsShare(
             subject(job),
             f.waitMs,
-            tenantName(job.tenant),
-            share,
+            tenant,
+            held.share,
             f.workers,
-            job.request.route,
+            route,
+          )
+        : serverMsg.busyTenantsHoldTheirShare(
+            subject(job),
+            f.waitMs,
+            tenant,
+            held.busyShare,
+            f.workers,
+            route,
           );
     return refuse(job, text);
   },

@@ -21,8 +21,14 @@ export interface Waiting {
 export interface Running {
   /** Workers `tenant` holds: answering its requests, or starting in place of one its request stopped. */
   held(tenant: string): number;
+  /** The tenant of each worker held, once a worker (a request not read yet holds one for no tenant). */
+  holders(): Iterable<string>;
+  /** The wall time, ms, the requests of `tenant` still running have held their workers so far. */
+  heldMs(tenant: string): number;
   /** The most one tenant may hold (limits.ts tenantWorkers). */
   share: number;
+  /** The most the busy tenants (ledger.ts busy) may hold together (limits.ts busyWorkers). */
+  busyShare: number;
 }
 
 /** What a rule sees of one tenant. */
@@ -35,8 +41,12 @@ interface Scene {
   own: number;
 }
 
-/** Why a tenant waits: it holds its share of the workers, or it took more than its share of their time. */
-export type WaitReason = "workers" | "time";
+/**
+ * Why a tenant waits: it holds its share of the workers; it is busy and the
+ * busy tenants hold theirs together (the rest is kept for the others); or it
+ * took more than its share of their time.
+ */
+export type WaitReason = "workers" | "busy" | "time";
 
 /** The rules that keep a tenant from starting another request now, in order; the first that holds is why. */
 const WAITS: readonly { why: WaitReason; holds: (scene: Scene) => boolean }[] = [
@@ -45,9 +55,24 @@ const WAITS: readonly { why: WaitReason; holds: (scene: Scene) => boolean }[] = 
     why: "workers",
     holds: (s) => s.running.held(s.tenant) - s.own >= shareOf(s.tenant, s.running),
   },
+  // It is busy, and the busy tenants hold their share together: the workers left are for the others.
+  {
+    why: "busy",
+    holds: (s) => isBusy(s, s.tenant) && busyHeld(s) - s.own >= s.running.busyShare,
+  },
   // It took more worker time lately than its share, and makes it up first (./ledger.ts).
   { why: "time", holds: (s) => s.ledger.waitsUntil(s.tenant, s.now) > 0 },
 ];
+
+/** Whether `tenant` is busy, counting the time its running requests hold workers as taken. */
+const isBusy = (s: Scene, tenant: string) => s.ledger.busy(tenant, s.now, s.running.heldMs(tenant));
+
+/** The workers busy tenants hold now (the scene's tenant among them when it is busy). */
+function busyHeld(s: Scene): number {
+  let n = 0;
+  for (const tenant of s.running.holders()) if (isBusy(s, tenant)) n += 1;
+  return n;
+}
 
 /**
  * The most workers `tenant` may hold: all but one (running.share), and the

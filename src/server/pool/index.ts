@@ -27,6 +27,7 @@ import { threadCpuMs } from "./cpu.js";
 import { workerEntry, type WorkerEntry } from "./entry.js";
 import { createLedger, type Ledger } from "./ledger.js";
 import {
+  busyWorkers,
   checkEveryMs,
   queueWaitMs,
   START_MS,
@@ -99,7 +100,7 @@ interface Slot {
   job?: Pending | undefined;
   /** The worker's thread id, when /proc shows its CPU time. */
   tid?: number;
-  /** When its job started. */
+  /** When its job started (before its first job: when the worker was made). */
   startedAt: number;
   /** The CPU time its thread had taken at its last message (ms): a job's start, for the deadline. */
   cpuAt: number;
@@ -147,6 +148,7 @@ class WorkerPool implements Pool {
     this.figures = {
       ...limits,
       share: tenantWorkers(limits.workers),
+      busyShare: busyWorkers(limits.workers),
       waitMs: queueWaitMs(limits.deadlineMs),
       wallMs: wallLimitMs(limits.deadlineMs),
     };
@@ -267,31 +269,72 @@ class WorkerPool implements Pool {
     }
     this.queue.splice(index, 1);
     for (const w of job.waiters) w.events.refused?.("queue");
-    // The share wording only when its tenant's share is what kept it waiting.
+    // The share wording only when its tenant's share (or the busy tenants') is what kept it waiting.
     const { tenant } = job;
     const running = this.running();
-    const share =
-      tenant !== undefined && waitOf(tenant, this.ledger, running, this.clock.now()) === "workers"
-        ? shareOf(tenant, running)
-        : undefined;
-    this.pending.settle(job, poolAnswers.noFreeWorker(job, this.figures, share));
+    const why =
+      tenant === undefined ? undefined : waitOf(tenant, this.ledger, running, this.clock.now());
+    const held =
+      tenant !== undefined && why === "workers"
+        ? { share: shareOf(tenant, running) }
+        : why === "busy"
+          ? { busyShare: running.busyShare }
+          : undefined;
+    this.pending.settle(job, poolAnswers.noFreeWorker(job, this.figures, held));
   }
 
-  /** The workers tenants hold now, read from the slots each time it is asked. */
+  /** The workers tenants hold now, read from the slots (and the clock) each time it is asked. */
   private running(): Running {
-    const holds = (s: Slot, tenant: string) =>
-      (s.job?.tenant === tenant && s.job.handedBack !== true) || (!s.ready && s.heldBy === tenant);
+    // A request's tenant (none once handed back), or the tenant a starting worker replaces one of.
+    const holderOf = (s: Slot): string | undefined => {
+      if (s.job !== undefined) return s.job.handedBack === true ? undefined : s.job.tenant;
+      return s.ready ? undefined : s.heldBy;
+    };
     return {
       share: this.figures.share,
-      held: (tenant) => this.slots.filter((s) => holds(s, tenant)).length,
+      busyShare: this.figures.busyShare,
+      held: (tenant) => this.slots.filter((s) => holderOf(s) === tenant).length,
+      holders: () => this.slots.map(holderOf).filter((t) => t !== undefined),
+      heldMs: (tenant) => {
+        const now = this.clock.now();
+        let ms = 0;
+        for (const s of this.slots) if (holderOf(s) === tenant) ms += now - s.startedAt;
+        return ms;
+      },
     };
   }
 
-  /** Charges a tenant (./ledger.ts); one out of time is looked at again when its time is back. */
-  private charge(tenant: string | undefined, ms: number, now: number, stopped = false): void {
+  /**
+   * Charges a tenant (./ledger.ts) `ms` of a worker's CPU time and `wallMs`
+   * of its wall time; one the charge keeps waiting is looked at again when
+   * its time is back, and when it is no longer busy.
+   */
+  private charge(
+    tenant: string | undefined,
+    ms: number,
+    wallMs: number,
+    now: number,
+    stopped = false,
+  ): void {
     if (tenant === undefined) return;
-    const back = this.ledger.charge(tenant, ms, now, stopped);
-    if (back !== undefined) this.clock.after(back, () => this.pump(), true);
+    for (const after of this.ledger.charge(tenant, ms, now, stopped, wallMs))
+      this.clock.after(after, () => this.pump(), true);
+  }
+
+  /**
+   * Charges a slot's request (or start) to `tenant`: the CPU time the worker
+   * tells (from now on the baseline for its deadline), and the wall time it
+   * held the worker since `startedAt`, never less than that CPU time.
+   */
+  private chargeHeld(
+    slot: Slot,
+    tenant: string | undefined,
+    cpuMs: number,
+    now: number,
+    stopped = false,
+  ): void {
+    const cpu = this.tookMs(slot, cpuMs);
+    this.charge(tenant, cpu, Math.max(now - slot.startedAt, cpu), now, stopped);
   }
 
   /** The CPU time a worker took since its last message, as it tells it (ms); from now on its baseline. */
@@ -349,7 +392,7 @@ class WorkerPool implements Pool {
       ready: false,
       retired: false,
       generation: noStats(),
-      startedAt: 0,
+      startedAt: this.clock.now(),
       cpuAt: 0,
     };
     worker.on("message", (message: WorkerMessage) => this.onMessage(slot, message));
@@ -400,7 +443,9 @@ class WorkerPool implements Pool {
     const now = this.clock.now();
     this.pending.remember(job, answer, now);
     this.pending.settle(job, answer);
-    this.charge(job.tenant, this.limits.deadlineMs, now, true);
+    // The deadline, and the wall time it held the worker, at least the deadline (out of heap may be sooner).
+    const { deadlineMs } = this.limits;
+    this.charge(job.tenant, deadlineMs, Math.max(deadlineMs, now - slot.startedAt), now, true);
     this.replace(slot, job.tenant);
     this.pump();
   }
@@ -435,7 +480,7 @@ class WorkerPool implements Pool {
         slot.tid = message.tid;
       slot.ready = true;
       // A worker started in place of one a tenant's request stopped: the start is that tenant's cost too.
-      this.charge(slot.heldBy, this.tookMs(slot, message.cpuMs), now, slot.heldBy !== undefined);
+      this.chargeHeld(slot, slot.heldBy, message.cpuMs, now, slot.heldBy !== undefined);
       slot.heldBy = undefined;
       this.startFailures = 0;
       this.notifyReady();
@@ -453,7 +498,7 @@ class WorkerPool implements Pool {
       return;
     }
     slot.job = undefined;
-    this.charge(job.tenant, this.tookMs(slot, message.cpuMs), now);
+    this.chargeHeld(slot, job.tenant, message.cpuMs, now);
     if (message.type === "handedBack") {
       // Back in the queue in its arrival order, with its body and its tenant now known.
       job.request = { ...job.request, body: message.body };
@@ -471,9 +516,9 @@ class WorkerPool implements Pool {
     slot.job = job;
     const now = this.clock.now();
     if (job.tenant !== undefined) this.ledger.started(job.tenant, now);
-    // Only a tenant holding a worker or short of time can be one that waits.
+    // Only a tenant holding a worker or busy can be one that waits.
     const holding = this.slots.map((s) => s.job?.tenant ?? s.heldBy);
-    const tenants = [...holding, ...this.ledger.short()].filter((t) => t !== undefined);
+    const tenants = [...holding, ...this.ledger.spent()].filter((t) => t !== undefined);
     const { body } = job.request;
     // The body's own buffer moves to the worker (a request handed back brings it back).
     const sent = body === null ? null : owned(body);

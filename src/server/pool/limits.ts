@@ -42,10 +42,17 @@ export const START_MS = 60_000;
 
 /**
  * A tenant's share of the workers' time (./ledger.ts): its time in hand fills
- * at this share of one worker, up to BURST deadlines.
+ * at this share of one worker, up to BURST deadlines. It is charged the wall
+ * time its requests hold a worker (never less than their CPU time).
  */
 export const TENANT_SHARE = 0.25;
 export const BURST = 1;
+/**
+ * A tenant with less than this part of its time in hand is busy: busy tenants
+ * together hold at most busyWorkers (./choose.ts), the rest is kept for the
+ * tenants with time in hand.
+ */
+export const BUSY_BELOW = 0.5;
 /** How recently another tenant must have started a request for one out of time to wait for its time. */
 export const ACTIVE_MS = 2000;
 /** Tenants the ledger remembers; the one charged longest ago goes first. */
@@ -62,6 +69,14 @@ export const API_SERVER_WORKERS = 1;
 /** Workers one tenant may hold: all but one (all of them when there is one). */
 export function tenantWorkers(workers: number): number {
   return Math.max(1, workers - 1);
+}
+
+/**
+ * Workers the busy tenants (BUSY_BELOW) may hold together, however many they
+ * are: as many as one tenant may, so one worker is kept for the others.
+ */
+export function busyWorkers(workers: number): number {
+  return tenantWorkers(workers);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type Waiting,
 } from "../../../../src/server/pool/choose.js";
 import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
-import { queueWaitMs, tenantWorkers } from "../../../../src/server/pool/limits.js";
+import { busyWorkers, queueWaitMs, tenantWorkers } from "../../../../src/server/pool/limits.js";
 import { CONVERT_TENANT } from "../../../../src/server/answer.js";
 
 const DEADLINE = 2000;
@@ -28,9 +28,19 @@ function ledgerOf(charged: Record<string, number> = {}, active: string[] = []): 
   return ledger;
 }
 
-/** `workers` workers, `held` of them held by these tenants. */
-function runningOf(workers: number, held: Record<string, number> = {}): Running {
-  return { share: tenantWorkers(workers), held: (tenant) => held[tenant] ?? 0 };
+/** `workers` workers, `held` of them held by these tenants, for `heldMs` so far. */
+function runningOf(
+  workers: number,
+  held: Record<string, number> = {},
+  heldMs: Record<string, number> = {},
+): Running {
+  return {
+    share: tenantWorkers(workers),
+    busyShare: busyWorkers(workers),
+    held: (tenant) => held[tenant] ?? 0,
+    heldMs: (tenant) => heldMs[tenant] ?? 0,
+    holders: () => Object.entries(held).flatMap(([tenant, n]) => Array<string>(n).fill(tenant)),
+  };
 }
 
 const queued = (...tenants: (string | undefined)[]): Waiting[] =>
@@ -110,6 +120,20 @@ describe("the pool's chooser", () => {
         takes: 0,
       },
       {
+        name: "a busy tenant holds one of two workers: another busy one waits, one with time in hand goes",
+        queue: queued("b", "c"),
+        ledger: ledgerOf({ a: 1500, b: 1500 }),
+        running: runningOf(2, { a: 1 }),
+        takes: 1,
+      },
+      {
+        name: "four busy tenants, two of three workers held by two of them: the others wait, a request not read yet goes",
+        queue: queued("c", "d", undefined),
+        ledger: ledgerOf({ a: 1500, b: 1500, c: 1200, d: 1100 }),
+        running: runningOf(3, { a: 1, b: 1 }),
+        takes: 2,
+      },
+      {
         name: "an empty queue",
         queue: [],
         ledger: ledgerOf(),
@@ -165,6 +189,68 @@ describe("the pool's chooser", () => {
         ledger: ledgerOf({ a: 3000 }, ["b"]),
         running: runningOf(2),
         why: "time",
+      },
+      {
+        name: "busy (less than half its time in hand), another busy tenant holding one of two workers",
+        ledger: ledgerOf({ a: 1500, b: 1500 }),
+        running: runningOf(2, { b: 1 }),
+        why: "busy",
+      },
+      {
+        name: "busy, the worker held 1.5 s so far by a tenant charged nothing yet: that one counts as busy, it waits",
+        ledger: ledgerOf({ a: 1500 }),
+        running: runningOf(2, { b: 1 }, { b: 1500 }),
+        why: "busy",
+      },
+      {
+        name: "busy, the worker held by a tenant with time in hand: it may start",
+        ledger: ledgerOf({ a: 1500, b: 500 }),
+        running: runningOf(2, { b: 1 }),
+        why: undefined,
+      },
+      {
+        name: "with time in hand, busy tenants holding all they may: it may start (the worker kept for it)",
+        ledger: ledgerOf({ b: 1500, c: 1500 }),
+        running: runningOf(3, { b: 1, c: 1 }),
+        why: undefined,
+      },
+      {
+        name: "busy, of three workers: one held by another busy tenant, it may take the second",
+        ledger: ledgerOf({ a: 1500, b: 1500 }),
+        running: runningOf(3, { b: 1 }),
+        why: undefined,
+      },
+      {
+        name: "busy, of three workers: two held by busy tenants (itself one), it waits",
+        ledger: ledgerOf({ a: 1500, b: 1500 }),
+        running: runningOf(3, { a: 1, b: 1 }),
+        why: "busy",
+      },
+      {
+        name: "busy and asking, another busy tenant holding the other of two workers: told to wait",
+        ledger: ledgerOf({ a: 1500, b: 1500 }),
+        running: runningOf(2, { a: 1, b: 1 }),
+        own: 1,
+        why: "busy",
+      },
+      {
+        name: "busy and asking, of three workers: its own and another busy tenant's, it may go on",
+        ledger: ledgerOf({ a: 1500, b: 1500 }),
+        running: runningOf(3, { a: 1, b: 1 }),
+        own: 1,
+        why: undefined,
+      },
+      {
+        name: "busy, one worker: it may hold it (no worker to keep)",
+        ledger: ledgerOf({ a: 1500 }),
+        running: runningOf(1),
+        why: undefined,
+      },
+      {
+        name: "busy and out of time, the busy tenants holding their share: the busy rule is said first",
+        ledger: ledgerOf({ a: 3000, b: 1500 }, ["b"]),
+        running: runningOf(2, { b: 1 }),
+        why: "busy",
       },
       {
         name: "the API server's endpoints holding one of four workers",
@@ -224,6 +310,12 @@ describe("the pool's chooser", () => {
     const ledger = ledgerOf({ c: 3000 }, ["b"]);
     const running = runningOf(2, { a: 1 });
     expect(handBack(["a", "b", "c", "a", "d"], ledger, running, NOW)).to.deep.equal(["a", "c"]);
+  });
+
+  it("a busy tenant's request is handed back while another busy tenant holds the workers it may", () => {
+    const ledger = ledgerOf({ a: 1500, b: 1500, c: 100 });
+    const running = runningOf(2, { a: 1 });
+    expect(handBack(["a", "b", "c"], ledger, running, NOW)).to.deep.equal(["a", "b"]);
   });
 
   describe("the share refusal: a request that would wait for its tenant's time longer than for a worker", () => {

@@ -1,7 +1,9 @@
 // The tenant ledger (src/server/pool/ledger.ts), one row per rule. Time is a
 // number passed in: no clock is read, and no assertion is on a duration.
 // With a deadline of 2000 ms a tenant has at most 2000 ms in hand, refilled
-// at a quarter of a worker: 1 ms back for every 4 ms that pass.
+// at a quarter of a worker: 1 ms back for every 4 ms that pass; below 1000 ms
+// of wall time in hand it is busy. The rows charge as much wall time as CPU
+// unless they say; what a request is charged is the shell's.
 import { expect } from "chai";
 import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
 import { LEDGER_TENANTS } from "../../../../src/server/pool/limits.js";
@@ -28,6 +30,8 @@ const rows: {
   inHand: number;
   waitsUntil: number;
   stopped?: boolean;
+  /** Whether it is busy (default: when less than 1000 ms is in hand). */
+  busy?: boolean;
 }[] = [
   {
     name: "a tenant not charged lately has all its time in hand",
@@ -129,6 +133,30 @@ const rows: {
     stopped: false,
   },
   {
+    name: "half its time in hand: not busy yet",
+    events: [{ at: 0, charge: "a", ms: 1000 }],
+    at: 0,
+    inHand: 1000,
+    waitsUntil: 0,
+    busy: false,
+  },
+  {
+    name: "less than half its time in hand: busy, with time in hand still (it need not wait)",
+    events: [{ at: 0, charge: "a", ms: 1001 }],
+    at: 0,
+    inHand: 999,
+    waitsUntil: 0,
+    busy: true,
+  },
+  {
+    name: "busy until half its time is back at a quarter of a worker",
+    events: [{ at: 0, charge: "a", ms: 1800 }],
+    at: 3200,
+    inHand: 1000,
+    waitsUntil: 0,
+    busy: false,
+  },
+  {
     name: "another tenant's charges are its own",
     events: [{ at: 0, charge: "b", ms: 5000, stopped: true }],
     at: 0,
@@ -145,19 +173,66 @@ describe("the pool's tenant ledger", () => {
       expect(ledger.timeInHand("a", row.at)).to.equal(row.inHand);
       expect(ledger.waitsUntil("a", row.at)).to.equal(row.waitsUntil);
       if (row.stopped !== undefined) expect(ledger.stopped("a")).to.equal(row.stopped);
+      expect(ledger.busy("a", row.at)).to.equal(row.busy ?? row.inHand < 1000);
     });
 
-  it("a charge that leaves a tenant out of time says when its time is back, and counts it short", () => {
+  it("CPU and wall time are counted apart: the wall time says busy, the CPU time when it waits", () => {
     const ledger = createLedger(DEADLINE);
-    expect(ledger.charge("a", 500, 0)).to.equal(undefined);
-    expect([...ledger.short()]).to.deep.equal([]);
-    // 1500 in hand, charged 2500: 1000 short, back after 4000 ms (and 1 ms more).
-    expect(ledger.charge("a", 2500, 0)).to.equal(4001);
-    expect([...ledger.short()]).to.deep.equal(["a"]);
-    expect(ledger.full).to.equal(2000);
-    // A charge that leaves time in hand: no longer short.
-    expect(ledger.charge("a", 1, 8000)).to.equal(undefined);
-    expect([...ledger.short()]).to.deep.equal([]);
+    // 200 ms of CPU in 2500 ms held: busy with CPU time in hand.
+    ledger.started("b", 0);
+    expect(ledger.charge("a", 200, 0, false, 2500)).to.deep.equal([6001]);
+    expect([ledger.timeInHand("a", 0), ledger.wallInHand("a", 0)]).to.deep.equal([1800, -500]);
+    expect(ledger.busy("a", 0)).to.equal(true);
+    expect(ledger.waitsUntil("a", 0)).to.equal(0);
+    expect([...ledger.spent()]).to.deep.equal(["a"]);
+  });
+
+  it("a tenant with its time in hand is busy while its running requests have held workers half of it", () => {
+    const ledger = createLedger(DEADLINE);
+    expect(ledger.busy("a", 0, 1000)).to.equal(false);
+    expect(ledger.busy("a", 0, 1001)).to.equal(true);
+  });
+
+  describe("what a charge says: when it stops keeping the tenant waiting, and whether it counts the tenant spent", () => {
+    const charges: {
+      name: string;
+      /** Charges of "a" at 0, the last one looked at. */
+      ms: number[];
+      /** In how many ms its time is back, then it is no longer busy. */
+      changes: number[];
+      spent: boolean;
+    }[] = [
+      { name: "time left over half: nothing to wait for", ms: [500], changes: [], spent: false },
+      {
+        // 1500 in hand, charged 1000: 500, busy; 1000 back after 2000 ms (and 1 ms more).
+        name: "busy, with time in hand: when it is no longer busy",
+        ms: [500, 1000],
+        changes: [2001],
+        spent: true,
+      },
+      {
+        // 1500 in hand, charged 2500: 1000 short, back after 4000 ms, half back after 8000 ms.
+        name: "out of time: when its time is back, then when it is no longer busy",
+        ms: [500, 2500],
+        changes: [4001, 8001],
+        spent: true,
+      },
+    ];
+    for (const row of charges)
+      it(row.name, () => {
+        const ledger = createLedger(DEADLINE);
+        const said = row.ms.map((ms) => ledger.charge("a", ms, 0));
+        expect(said.at(-1)).to.deep.equal(row.changes);
+        expect([...ledger.spent()]).to.deep.equal(row.spent ? ["a"] : []);
+        expect(ledger.full).to.equal(2000);
+      });
+
+    it("a charge that leaves it over half its time: no longer spent", () => {
+      const ledger = createLedger(DEADLINE);
+      ledger.charge("a", 2500, 0);
+      expect(ledger.charge("a", 1, 12_000)).to.deep.equal([]);
+      expect([...ledger.spent()]).to.deep.equal([]);
+    });
   });
 
   it(`remembers the ${LEDGER_TENANTS} tenants charged last: the one charged longest ago is forgotten`, () => {
@@ -168,6 +243,6 @@ describe("the pool's tenant ledger", () => {
     for (let i = 0; i < LEDGER_TENANTS - 1; i++) ledger.charge(`t${i}`, 1, 0);
     expect(ledger.timeInHand("first", 0)).to.equal(2000);
     expect(ledger.timeInHand("second", 0)).to.equal(-3000);
-    expect([...ledger.short()]).to.deep.equal(["second"]);
+    expect([...ledger.spent()]).to.deep.equal(["second"]);
   });
 });

@@ -1,6 +1,7 @@
 // The waits and shares the pool derives from its limits (src/server/pool/limits.ts).
 import { expect } from "chai";
 import {
+  busyWorkers,
   checkEveryMs,
   queueWaitMs,
   tenantWorkers,
@@ -26,5 +27,9 @@ describe("the pool's limits", () => {
 
   it("one tenant holds all workers but one, and the one there is when there is one", () => {
     expect([1, 2, 3, 8].map(tenantWorkers)).to.deep.equal([1, 1, 2, 7]);
+  });
+
+  it("busy tenants hold as many together as one tenant may: one worker kept from them when there are two or more", () => {
+    expect([1, 2, 3, 8].map(busyWorkers)).to.deep.equal([1, 1, 2, 7]);
   });
 });

@@ -1,8 +1,9 @@
 // The pool's shell (src/server/pool/index.ts) on a clock the test moves, with
 // real workers running the real sync, one row per rule the shell carries out:
-// a queue wait that expires (for all workers busy, for a tenant holding its
-// share, and not while the workers first start), the share refusal, and close
-// with queued requests. A request holding a worker is the slowest sync found
+// the wall time a tenant is charged (and past a limit), the worker kept from
+// busy tenants for the others, a queue wait that expires (for all workers
+// busy, for a tenant holding its share, and not while the workers first
+// start), the share refusal, and close with queued requests. A request holding a worker is the slowest sync found
 // within the bounds (a second or so of processing): the rows move the clock
 // while it runs, and no assertion is on a duration.
 import { expect } from "chai";
@@ -25,6 +26,8 @@ interface Outcome {
   refusals: string[];
   /** Each answer's log fields (the request's log line), when the row says them. */
   logs?: Record<string, unknown>[];
+  /** Tenants' wall time in hand as the last answer came (whole ms: a hand-back costs a fraction of one), when the row says it. */
+  wallInHand?: Record<string, number>;
 }
 
 interface Row {
@@ -36,6 +39,8 @@ interface Row {
   started?: boolean;
   scene: (pool: Pool, clock: FakeClock, refused: (why: string) => void) => Promise<Answer[]>;
   want: Outcome;
+  /** How the row reads the answers' texts (default: as they are). */
+  texts?: (text: string) => string;
 }
 
 /** A row of the share refusal: a request of tenant-a, its ledger charged by `charge`, refused saying `why`. */
@@ -85,7 +90,112 @@ function queueWaitExpires(name: string, waiter: Parameters<Pool["run"]>[0], text
   };
 }
 
+/** Limits under which no real request reaches the CPU deadline: the rows of worker time move the clock. */
+const TEN_S = { workers: 2, heapMib: 64, deadlineMs: 10_000 };
+
+/**
+ * A row of the kept worker: two busy tenants (each charged `charged` at 0 of
+ * its 10 s) send a slow sync together; one holds a worker, the other's is
+ * handed back (which is which depends on which is read first: the texts name
+ * it tenant-a|b). The clock moves `advance` ms, then tenant-c's typical sync
+ * comes: the other worker is kept for it.
+ */
+function keptWorker(
+  name: string,
+  charged: number,
+  advance: number,
+  waiter: Outcome["answers"][0],
+): Row {
+  return {
+    name,
+    limits: TEN_S,
+    ledger: () => {
+      const ledger = createLedger(TEN_S.deadlineMs);
+      ledger.charge("tenant-a", charged, 0);
+      ledger.charge("tenant-b", charged, 0);
+      return ledger;
+    },
+    scene: async (pool, clock, refused) => {
+      const busy = ["tenant-a", "tenant-b"].map((tenant) =>
+        pool.run(job(slowRequest(tenant, "slow", name)), { refused }),
+      );
+      await until(() => pool.stats().busy === 1 && pool.stats().queued === 1);
+      clock.advance(advance);
+      const typical = await pool.run(job(typicalRequest("tenant-c", "fine")), { refused });
+      const [first, second] = await Promise.all(busy);
+      // The one that held the worker is answered 200; the other as `waiter` says.
+      return [typical, ...(first?.status === 200 ? [first, second] : [second, first])].filter(
+        (a) => a !== undefined,
+      );
+    },
+    want: {
+      answers: [{ status: 200, text: "" }, { status: 200, text: "" }, waiter],
+      refusals: waiter.status === 200 ? [] : ["queue"],
+    },
+    texts: (text) => text.replaceAll(/tenant-[ab]\b/g, "tenant-a|b"),
+  };
+}
+
 const rows: Row[] = [
+  {
+    name: "a tenant is charged the wall time its request held a worker, not its CPU time alone",
+    limits: TEN_S,
+    scene: async (pool, clock) => {
+      const answer = pool.run(job(slowRequest("tenant-a", "slow", "wall")));
+      await until(() => pool.stats().busy === 1);
+      // Held 6 s of the clock; its CPU time is well under a second.
+      clock.advance(6000);
+      return [await answer];
+    },
+    want: { answers: [{ status: 200, text: "" }], refusals: [], wallInHand: { "tenant-a": 4000 } },
+  },
+  {
+    name: "a request stopped at the wall limit: its tenant is charged the wall time it held the worker, past the deadline",
+    limits: { workers: 2, heapMib: 64, deadlineMs: 2000 },
+    scene: async (pool, clock, refused) => {
+      // Two of one tenant: the second is handed back, so both were read (the first's tenant is known).
+      const both = ["first", "second"].map((salt) =>
+        pool.run(job(slowRequest("tenant-a", "slow", salt)), { refused }),
+      );
+      await until(() => pool.stats().busy === 1 && pool.stats().queued === 1);
+      // The second's wait ends at 6 s; the first is stopped at the 8 s wall limit.
+      clock.advance(8000);
+      const answers = await Promise.all(both);
+      return answers.sort(
+        (x, y) => x.status - y.status || String(x.body).localeCompare(String(y.body)),
+      );
+    },
+    want: {
+      answers: [
+        {
+          status: 503,
+          text: "llsd-hook had no free worker for the sync of tenant-a/slow within 6000 ms (HOOK_WORKERS: namespace tenant-a holds 1 of the 2 at most); Metacontroller retries",
+        },
+        {
+          status: 503,
+          text: "llsd-hook stopped the sync of tenant-a/slow after 8000 ms in all, on a node too busy to give it the 2000 ms of processing one request may take (WORKER_DEADLINE_MS), and replaced its worker. Metacontroller retries; if it keeps failing, the resource or its related objects take more than the hook allows: make them smaller (docs/operations/hook-server.md)",
+        },
+      ],
+      refusals: ["queue"],
+      // 2000 in hand, charged the 8000 it held the worker (not the 2000 of the deadline).
+      wallInHand: { "tenant-a": -6000 },
+    },
+  },
+  keptWorker(
+    "two busy tenants: one holds a worker, the other's request waits, a tenant with time in hand gets the other worker; the wait's 503 says why",
+    9000,
+    10_000,
+    {
+      status: 503,
+      text: "llsd-hook had no free worker for the sync of tenant-a|b/slow within 10000 ms (HOOK_WORKERS: namespace tenant-a|b took more than half its worker time lately, and such namespaces hold 1 of the 2 at most together, the rest kept for the others); Metacontroller retries",
+    },
+  ),
+  keptWorker(
+    "a busy tenant waiting for the kept worker gets it once half its time is back",
+    6000,
+    4100,
+    { status: 200, text: "" },
+  ),
   queueWaitExpires(
     "a queue wait that expires, every worker busy: a 503 naming the wait and the workers",
     job(typicalRequest("tenant-b", "fine")),
@@ -201,14 +311,29 @@ describe("the pool's shell, on a clock the test moves", function () {
         limits: row.limits,
         cacheBytes: generationCacheBytes(CACHE_BYTES),
       };
-      const pool = createPool(options, clock, row.ledger?.());
+      const ledger = row.ledger?.() ?? createLedger(row.limits.deadlineMs);
+      const pool = createPool(options, clock, ledger);
       const refusals: string[] = [];
       try {
         if (row.started !== false) await pool.ready();
         const answers = await row.scene(pool, clock, (why) => refusals.push(why));
-        const got = answers.map(outcomeOf).map((a) => ({ ...a, text: chargedSeconds(a.text) }));
+        const read = row.texts ?? ((text: string) => text);
+        const got = answers
+          .map(outcomeOf)
+          .map((a) => ({ ...a, text: read(chargedSeconds(a.text)) }));
         const logs = row.want.logs === undefined ? {} : { logs: answers.map((a) => a.log) };
-        expect({ answers: got, refusals, ...logs }).to.deep.equal(row.want);
+        const wallInHand =
+          row.want.wallInHand === undefined
+            ? {}
+            : {
+                wallInHand: Object.fromEntries(
+                  Object.keys(row.want.wallInHand).map((t) => [
+                    t,
+                    Math.round(ledger.wallInHand(t, clock.now())),
+                  ]),
+                ),
+              };
+        expect({ answers: got, refusals, ...logs, ...wallInHand }).to.deep.equal(row.want);
       } finally {
         await pool.close();
       }

@@ -96,23 +96,40 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** How long a run waits for another run's node to stop before it gives up. */
+export const LOCK_WAIT_MS = 30 * 60_000;
+
 /**
- * Takes the machine's one node lock. A lock whose process is gone is taken
+ * Takes the machine's one node lock, waiting (up to LOCK_WAIT_MS, saying so)
+ * while another live run holds it. A lock whose process is gone is taken
  * over after undoing what that run left (its processes, mounts, cgroups,
  * links, paths and tunables, from the state it saved).
  */
-function acquireLock(): void {
-  try {
-    writeFileSync(LOCK, String(process.pid), { flag: "wx" });
-    return;
-  } catch {
-    const holder = Number(readFileSync(LOCK, "utf8").trim());
-    if (Number.isInteger(holder) && holder > 0 && pidAlive(holder))
-      throw new Error(
-        `another test run (pid ${holder}) has a node on this machine (${LOCK}); the kubelet's fixed paths allow one at a time`,
-      );
-    recoverStale();
-    writeFileSync(LOCK, String(process.pid));
+async function acquireLock(): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let said = false;
+  for (;;) {
+    try {
+      writeFileSync(LOCK, String(process.pid), { flag: "wx" });
+      return;
+    } catch {
+      const holder = Number(readFileSync(LOCK, "utf8").trim());
+      if (!(Number.isInteger(holder) && holder > 0 && pidAlive(holder))) {
+        recoverStale();
+        writeFileSync(LOCK, String(process.pid));
+        return;
+      }
+      if (Date.now() > deadline)
+        throw new Error(
+          `another test run (pid ${holder}) kept a node on this machine (${LOCK}) for ${LOCK_WAIT_MS / 60_000} minutes; the kubelet's fixed paths allow one at a time`,
+        );
+      if (!said)
+        log(
+          `another test run (pid ${holder}) has a node on this machine (${LOCK}); waiting for it`,
+        );
+      said = true;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
   }
 }
 
@@ -375,7 +392,7 @@ export async function startNode(): Promise<NodeCluster> {
   const peers = loadPeers();
   const bin = peers.node?.binDir;
   if (bin === undefined) throw new Error("the node was not built (npm run peers)");
-  acquireLock();
+  await acquireLock();
   const before = snapshotHost();
   const run = mkdtempSync(join(tmpdir(), "llsd-node-"));
   writeFileSync(STATE, JSON.stringify({ pid: process.pid, run, bin, before } satisfies SavedState));

@@ -36,7 +36,7 @@ import {
   restartUnderSyncs,
   type InClusterHook,
 } from "./hook.js";
-import { BRIDGE, nodeUnavailable, startNode, type NodeCluster } from "./node.js";
+import { BRIDGE, LOCK_WAIT_MS, nodeUnavailable, startNode, type NodeCluster } from "./node.js";
 import { startPrometheus, type Alert } from "./prometheus.js";
 import {
   commandLines,
@@ -194,6 +194,8 @@ describe("real pods on a real node (kubelet + containerd)", function () {
       console.log(`[node] SKIPPED: the node tests cannot run on this machine: ${why}`);
       this.skip();
     }
+    // Another run's node on this machine is waited for (startNode says so).
+    this.timeout(600_000 + LOCK_WAIT_MS);
     node = await startNode();
     work = mkdtempSync(join(tmpdir(), "llsd-node-hook-"));
     // The CRD comes with the install, as for a user.

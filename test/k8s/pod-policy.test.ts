@@ -54,6 +54,11 @@ function answer(spec: unknown, allowed?: string[]): Answer {
   return { deployment, conditions };
 }
 
+const ownerNames = (o: KubeObject) =>
+  ((o.metadata as { ownerReferences?: { name: string }[] }).ownerReferences ?? []).map(
+    (r) => r.name,
+  );
+
 const condition = (a: Answer, type: string) => a.conditions.find((c) => c.type === type);
 
 /** A dry run of the Deployment, then of a pod of its template: what Pod Security says of each. */
@@ -240,16 +245,28 @@ describe("the confused-deputy rule on a real API server (Pod Security restricted
         async () => {
           const d = (await kube.get("apps/v1", "deployments", NS, "nfs-models")) as
             Deployment | undefined;
-          // Its first attempt may meet another refusal (the ServiceAccount just created,
-          // not yet in the admission's cache); the ReplicaSet retries.
-          return d?.status?.conditions?.find(
-            (c) =>
-              c.type === "ReplicaFailure" &&
-              c.status === "True" &&
-              (c.message ?? "").includes("violates PodSecurity"),
+          const c = d?.status?.conditions?.find(
+            (x) => x.type === "ReplicaFailure" && x.status === "True",
           );
+          // A thrown error is said if the wait times out; polling goes on.
+          if (c === undefined) {
+            const seen = (d?.status?.conditions ?? []).map((x) => `${x.type}=${x.status}`);
+            throw new Error(
+              `no ReplicaFailure yet (the Deployment's conditions: ${seen.join(", ")})`,
+            );
+          }
+          if ((c.message ?? "").includes("violates PodSecurity")) return c;
+          // The children are written one by one, the Deployment before its
+          // ServiceAccount: the ReplicaSet's first pod can be refused for the
+          // missing ServiceAccount, and a ReplicaSet keeps its first failure's
+          // message for as long as it fails. A fresh ReplicaSet (the Deployment
+          // controller makes one) meets the ServiceAccount and only Pod Security.
+          for (const rs of await kube.list("apps/v1", "replicasets", NS))
+            if (ownerNames(rs).includes("nfs-models"))
+              await kube.remove("apps/v1", "replicasets", NS, rs.metadata.name);
+          throw new Error(`a ReplicaSet said "${c.message}" (removed for a fresh one)`);
         },
-        90_000,
+        180_000,
       );
       expect(failure.reason).to.equal("FailedCreate");
       expect(failure.message).to.include('violates PodSecurity "restricted:latest"');

@@ -7,8 +7,10 @@
 //      caches fill with the same parents);
 //   2. each port at its connection limit with idle connections, reopened when
 //      cut (the attack of reconnecting clients);
-//   3. both body budgets full: bodies held open just under the limit,
-//      trickling above the progress floor so that it does not cut them;
+//   3. both body budgets full: the large bodies' share with bodies held open
+//      just under the limit, the rest of the hook's with small ones (each at
+//      the size a body is large from), all trickling above the progress floor
+//      so that it does not cut them;
 //   4. every worker on a worst-case request (4 MiB of 240,000 empty objects
 //      and the slowest YAML within the bounds);
 //   5. one more request, sent once the metrics show both budgets full and
@@ -32,7 +34,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BODY_LIMIT_BYTES, CACHE_BYTES } from "../src/server/app.js";
 import { API_SERVER_CLASS, HOOK_CLASS } from "../src/server/classes.js";
-import { PROGRESS_FLOOR_BYTES } from "../src/server/body-budget.js";
+import { createBodyBudget, PROGRESS_FLOOR_BYTES } from "../src/server/body-budget.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { makeCa } from "../test/pki.js";
 import { heavySpec, steadyParent } from "./bench-memory.js";
@@ -262,9 +264,21 @@ async function worstCase(run: number): Promise<{ run: Run; gauge: string }> {
       worstParse(`worst-${i}`, BODY_LIMIT_BYTES - 1024),
     );
     const busyBytes = bodies.reduce((n, b) => n + Buffer.byteLength(b), 0);
-    const heldSize = BODY_LIMIT_BYTES - 1024;
-    const heldCount = Math.floor((HOOK_CLASS.defaultBudgetBytes - busyBytes) / heldSize);
-    for (let i = 0; i < heldCount; i++) release.push(await heldBody(hook.port, "/sync", heldSize));
+    // Large bodies fill their share (the worst-case requests among them), small ones the rest.
+    const { largeBytes, largeFrom } = createBodyBudget(
+      HOOK_CLASS.defaultBudgetBytes,
+      HOOK_CLASS.budgetVariable,
+      BODY_LIMIT_BYTES,
+    );
+    const largeSize = BODY_LIMIT_BYTES - 1024;
+    const largeCount = Math.floor((largeBytes - busyBytes) / largeSize);
+    const smallCount = Math.floor((HOOK_CLASS.defaultBudgetBytes - largeBytes) / largeFrom);
+    const sizes = [
+      ...Array.from({ length: largeCount }, () => largeSize),
+      ...Array.from({ length: smallCount }, () => largeFrom),
+    ];
+    for (const size of sizes) release.push(await heldBody(hook.port, "/sync", size));
+    const heldSent = sizes.reduce((n, size) => n + size - HELD_RESERVE, 0);
     const apiHeld = API_SERVER_CLASS.defaultBudgetBytes - 1024;
     release.push(await heldBody(hook.apiServerPort, "/convert", apiHeld));
     const sent = (n: number) => n - HELD_RESERVE;
@@ -272,8 +286,7 @@ async function worstCase(run: number): Promise<{ run: Run; gauge: string }> {
       hook,
       "the held bodies' bytes read",
       (t) =>
-        sample(t, "llsd_hook_body_budget_held_bytes", '{class="hook"}') >=
-          heldCount * sent(heldSize) &&
+        sample(t, "llsd_hook_body_budget_held_bytes", '{class="hook"}') >= heldSent &&
         sample(t, "llsd_hook_body_budget_held_bytes", '{class="api-server"}') >= sent(apiHeld),
     );
     const agent = new http.Agent({ keepAlive: true });
@@ -283,8 +296,7 @@ async function worstCase(run: number): Promise<{ run: Run; gauge: string }> {
       "every worker busy and the hook's budget full",
       (t) =>
         sample(t, "llsd_hook_workers_busy") >= workers &&
-        sample(t, "llsd_hook_body_budget_held_bytes", '{class="hook"}') >=
-          heldCount * sent(heldSize) + busyBytes,
+        sample(t, "llsd_hook_body_budget_held_bytes", '{class="hook"}') >= heldSent + busyBytes,
     );
     // 5. One more: no room in the budget.
     const extra = (await send(hook.port, new http.Agent(), "POST", "/sync", bodies[0])).status;

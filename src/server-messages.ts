@@ -40,6 +40,13 @@ export const serverMsg = {
     `request body larger than ${mib(limitBytes)} MiB, the most llsd-hook accepts (BODY_LIMIT_MIB); see docs/operations/hook-server.md`,
   budgetFull: (budgetBytes: number, variable: string) =>
     `llsd-hook is reading as many request bodies as it holds at once (${mib(budgetBytes)} MiB in all, ${variable}); retry shortly`,
+  largeBudgetFull: (budget: {
+    bytes: number;
+    largeFrom: number;
+    largeBytes: number;
+    variable: string;
+  }) =>
+    `llsd-hook is reading as many large request bodies as it holds at once (bodies over ${mib(budget.largeFrom)} MiB hold at most ${mib(budget.largeBytes)} of the ${mib(budget.bytes)} MiB of ${budget.variable}, the rest kept for smaller ones); retry shortly`,
   unsupportedCharset: UNSUPPORTED_CHARSET,
   /** A body whose compression Node's zlib or brotli decoder refused. */
   undecodable: UNDECODABLE,

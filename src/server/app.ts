@@ -372,7 +372,7 @@ export function createApp(options: AppOptions): express.Express {
   // Whole responses are /sync's: the hook's app holds them, and reports the caches and the pool.
   const cache = hook ? byteCache(cacheBytes - generationCacheBytes(cacheBytes)) : undefined;
   if (cache !== undefined) watch(metrics, pool, cache, cacheBytes);
-  const budget = createBodyBudget(budgetBytes, endpoints.budgetVariable);
+  const budget = createBodyBudget(budgetBytes, endpoints.budgetVariable, bodyLimit);
   metrics.watchBudget(endpoints.name, () => budget.held());
   const reader = readBodies(bodyLimit, budget, metrics, routes);
   const authorize = authorizer(endpoints.token ? options.bearerToken : undefined);

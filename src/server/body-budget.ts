@@ -7,6 +7,11 @@
 //   - a declared Content-Length over the limit: 413 at once, unread;
 //   - a body past the limit as it is decoded: 413;
 //   - a chunk that does not fit in the budget: 503 with Retry-After: 1;
+//   - a chunk of a large body (declared or grown past a quarter of the limit)
+//     that does not fit in the large bodies' share (three quarters of the
+//     budget, never less than the limit): 503 with Retry-After: 1, so large
+//     bodies never take the last quarter, which stays for the typical small
+//     ones (a tenant is only known once its body is parsed: ADR 18);
 //   - a body that makes no progress (less than PROGRESS_FLOOR_BYTES in a
 //     PROGRESS_WINDOW_MS, unless the rest of it is smaller): 408.
 // Each closes the connection, so an unread body is never drained, and gives
@@ -25,30 +30,57 @@ export const PROGRESS_WINDOW_MS = 2000;
  */
 export const PROGRESS_FLOOR_BYTES = 16 * 1024;
 
-/** Bytes held across the requests of one class. */
+/**
+ * Bytes held across the requests of one class. Large bodies (past
+ * `largeFrom` bytes, declared or sent) hold at most `largeBytes` of them
+ * together; the rest is kept for the others.
+ */
 export interface BodyBudget {
   readonly bytes: number;
   /** Its setting, named in a refusal (BODY_BUDGET_MIB, API_SERVER_BODY_BUDGET_MIB). */
   readonly variable: string;
-  /** Takes `n` bytes; false (and nothing taken) when they do not fit. */
-  take(n: number): boolean;
-  give(n: number): void;
+  /** A body is large from this many bytes on. */
+  readonly largeFrom: number;
+  /** What large bodies may hold together. */
+  readonly largeBytes: number;
+  /** Takes `n` bytes for a body, large or not; false (and nothing taken) when they do not fit. */
+  take(n: number, large: boolean): boolean;
+  /** Counts `n` bytes a body already holds as a large body's; false (and nothing moved) when they do not fit. */
+  grow(n: number): boolean;
+  give(n: number, large: boolean): void;
   /** Bytes held now (for tests and metrics). */
   held(): number;
 }
 
-export function createBodyBudget(bytes: number, variable: string): BodyBudget {
+/**
+ * The budget of a class whose bodies are at most `limit` bytes: a body is
+ * large past a quarter of the limit, and large bodies hold at most three
+ * quarters of the budget (never less than the limit, so a body at the limit
+ * always fits once the others are done).
+ */
+export function createBodyBudget(bytes: number, variable: string, limit: number): BodyBudget {
+  const largeBytes = Math.min(bytes, Math.max(limit, bytes - Math.floor(bytes / 4)));
   let held = 0;
+  let largeHeld = 0;
   return {
     bytes,
     variable,
-    take(n) {
-      if (held + n > bytes) return false;
+    largeFrom: Math.floor(limit / 4),
+    largeBytes,
+    take(n, large) {
+      if (held + n > bytes || (large && largeHeld + n > largeBytes)) return false;
       held += n;
+      if (large) largeHeld += n;
       return true;
     },
-    give(n) {
+    grow(n) {
+      if (largeHeld + n > largeBytes) return false;
+      largeHeld += n;
+      return true;
+    },
+    give(n, large) {
       held -= n;
+      if (large) largeHeld -= n;
     },
     held: () => held,
   };
@@ -111,11 +143,22 @@ function watchProgress(length: number | undefined, cut: () => void) {
   };
 }
 
-/** One body being read: what it holds of the budget, until it is refused or its response is done. */
-function reading(budget: BodyBudget, limit: number, refuse: (refusal: BodyRefusal) => void) {
+/**
+ * One body being read: what it holds of the budget, until it is refused or
+ * its response is done. `declared`: its Content-Length when it is sent as is
+ * (a body declared large is large from its first byte).
+ */
+function reading(
+  budget: BodyBudget,
+  limit: number,
+  declared: number | undefined,
+  refuse: (refusal: BodyRefusal) => void,
+) {
   const chunks: Buffer[] = [];
   let held = 0;
+  let large = declared !== undefined && declared > budget.largeFrom;
   let ended = false;
+  const full = (error: string) => refuse({ status: 503, error, budget: true });
   return {
     get ended() {
       return ended;
@@ -124,19 +167,23 @@ function reading(budget: BodyBudget, limit: number, refuse: (refusal: BodyRefusa
     end(): void {
       if (ended) return;
       ended = true;
-      budget.give(held);
+      budget.give(held, large);
       held = 0;
     },
     keep(chunk: Buffer): void {
       if (ended) return;
       if (held + chunk.length > limit)
         return refuse({ status: 413, error: serverMsg.bodyTooLarge(limit) });
-      if (!budget.take(chunk.length))
-        return refuse({
-          status: 503,
-          error: serverMsg.budgetFull(budget.bytes, budget.variable),
-          budget: true,
-        });
+      if (!large && held + chunk.length > budget.largeFrom) {
+        if (!budget.grow(held)) return full(serverMsg.largeBudgetFull(budget));
+        large = true;
+      }
+      if (!budget.take(chunk.length, large))
+        return full(
+          large && budget.held() + chunk.length <= budget.bytes
+            ? serverMsg.largeBudgetFull(budget)
+            : serverMsg.budgetFull(budget.bytes, budget.variable),
+        );
       held += chunk.length;
       chunks.push(chunk);
     },
@@ -173,7 +220,7 @@ export function bodyReader(options: BodyReaderOptions) {
       decoder?.destroy();
       answer(refusal);
     };
-    const body = reading(budget, limit, refuse);
+    const body = reading(budget, limit, decoder === null ? length : undefined, refuse);
     const progress = watchProgress(length, () => refuse(TOO_SLOW));
     const { count, stop } = progress;
     // The response done, or the connection closed (a client gone mid-body too).

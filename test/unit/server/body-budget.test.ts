@@ -18,7 +18,11 @@ import { loadCatalog } from "../../../src/edge/load-catalog.js";
 import { timeoutOptions } from "../../../src/server/timeouts.js";
 import { CUT_BY_TIMEOUT, stallBoth } from "../../support/stall.js";
 import { API_SERVER_CLASS } from "../../../src/server/classes.js";
-import { PROGRESS_FLOOR_BYTES, PROGRESS_WINDOW_MS } from "../../../src/server/body-budget.js";
+import {
+  createBodyBudget,
+  PROGRESS_FLOOR_BYTES,
+  PROGRESS_WINDOW_MS,
+} from "../../../src/server/body-budget.js";
 import { gzipSync } from "node:zlib";
 
 const catalog = loadCatalog();
@@ -85,11 +89,29 @@ async function holder(port: number, path: string, length: number, sent = 0): Pro
 
 /** The status line and whether the server closed the connection, for a socket's first answer. */
 async function answerOf(socket: net.Socket): Promise<{ status: string; closed: boolean }> {
+  const text = await textOf(socket);
+  return { status: text.split("\r\n")[0] ?? "", closed: /\r\nConnection: close\r\n/i.test(text) };
+}
+
+/** All a socket received until the server closed it. */
+async function textOf(socket: net.Socket): Promise<string> {
   const chunks: Buffer[] = [];
   socket.on("data", (c: Buffer) => chunks.push(c));
   await once(socket, "close");
-  const text = Buffer.concat(chunks).toString();
-  return { status: text.split("\r\n")[0] ?? "", closed: /\r\nConnection: close\r\n/i.test(text) };
+  return Buffer.concat(chunks).toString();
+}
+
+/** A socket that sends a chunked body (no Content-Length) of `sent` bytes and stalls before its end. */
+async function chunked(port: number, path: string, sent: number): Promise<net.Socket> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.on("error", () => undefined);
+  const data = `{"a":"${"x".repeat(sent - 6)}`;
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  );
+  socket.write(`${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`);
+  return socket;
 }
 
 async function budgetRefusals(metrics: ReturnType<typeof createMetrics>) {
@@ -100,6 +122,43 @@ async function budgetRefusals(metrics: ReturnType<typeof createMetrics>) {
     (refusals?.values ?? []).map((v) => [String(v.labels["route"]), v.value]),
   );
 }
+
+describe("createBodyBudget: the large bodies' share", () => {
+  const MiB = 1024 * KiB;
+  for (const [bytes, limit, largeFrom, largeBytes, why] of [
+    [16 * MiB, 4 * MiB, 1 * MiB, 12 * MiB, "the hook's port, as shipped: a quarter kept"],
+    [
+      4 * MiB,
+      4 * MiB,
+      1 * MiB,
+      4 * MiB,
+      "the API server's port: a budget of one body keeps nothing back",
+    ],
+    [5 * MiB, 4 * MiB, 1 * MiB, 4 * MiB, "never less than the limit"],
+    [512 * KiB, 256 * KiB, 64 * KiB, 384 * KiB, "the suite's app"],
+  ] as const)
+    it(`${bytes / KiB} KiB, limit ${limit / KiB} KiB: large from ${largeFrom / KiB} KiB, at most ${largeBytes / KiB} KiB (${why})`, () => {
+      const budget = createBodyBudget(bytes, "BODY_BUDGET_MIB", limit);
+      expect([budget.largeFrom, budget.largeBytes]).to.deep.equal([largeFrom, largeBytes]);
+    });
+
+  it("large bodies stop at their share, small ones go on to the whole budget; grow and give move the same bytes", () => {
+    const budget = createBodyBudget(16, "BODY_BUDGET_MIB", 8);
+    expect(budget.take(10, true)).to.equal(true);
+    expect(budget.take(3, true)).to.equal(false); // 13 > 12
+    expect(budget.take(3, false)).to.equal(true);
+    expect(budget.grow(3)).to.equal(false); // its 3 would make 13 large
+    expect(budget.take(4, false)).to.equal(false); // 17 > 16
+    expect(budget.held()).to.equal(13);
+    budget.give(10, true);
+    expect(budget.grow(3)).to.equal(true);
+    expect(budget.take(9, true)).to.equal(true);
+    expect(budget.take(1, true)).to.equal(false);
+    budget.give(12, true);
+    expect(budget.held()).to.equal(0);
+    expect(budget.take(12, true)).to.equal(true);
+  });
+});
 
 describe("the body budgets, charged as bytes arrive", function () {
   this.timeout(20_000);
@@ -148,13 +207,16 @@ describe("the body budgets, charged as bytes arrive", function () {
 
   it("bodies hold what they have sent: a chunk that does not fit is a 503 at once, and the connection closes", async () => {
     const before = await budgetRefusals(metrics);
-    // 2 × 250 KiB sent of a 512 KiB budget; 100 KiB more does not fit.
+    // 250 + 130 KiB of large bodies and 2 × 60 KiB of small ones sent of a 512 KiB budget;
+    // 60 KiB more does not fit.
     const sending = [
       await holder(port, "/sync", 256 * KiB, 250 * KiB),
-      await holder(port, "/customize", 256 * KiB, 250 * KiB),
+      await holder(port, "/customize", 256 * KiB, 130 * KiB),
+      await holder(port, "/sync", 60 * KiB, 60 * KiB - 1),
+      await holder(port, "/sync", 60 * KiB, 60 * KiB - 1),
     ];
     await settle();
-    const more = await holder(port, "/sync", 100 * KiB, 100 * KiB);
+    const more = await holder(port, "/sync", 60 * KiB, 60 * KiB);
     expect(await answerOf(more)).to.deep.equal({
       status: "HTTP/1.1 503 Service Unavailable",
       closed: true,
@@ -168,6 +230,36 @@ describe("the body budgets, charged as bytes arrive", function () {
     expect((await call(port, "POST", "/sync", "{}")).status).to.equal(400);
     const after = await budgetRefusals(metrics);
     expect((after["sync"] ?? 0) - (before["sync"] ?? 0)).to.equal(1);
+  });
+
+  it("large bodies (over a quarter of the limit) hold at most three quarters of the budget: the last quarter stays for small ones", async () => {
+    // 250 + 130 KiB of large bodies: 380 of their 384 KiB.
+    const sending = [
+      await holder(port, "/sync", 256 * KiB, 250 * KiB),
+      await holder(port, "/customize", 256 * KiB, 130 * KiB),
+    ];
+    await settle();
+    // Declared large, it is refused at its first chunk, with the text that says why;
+    // Sent chunked, it grows large past 64 KiB: refused then.
+    for (const refused of [
+      await holder(port, "/sync", 100 * KiB, 10 * KiB),
+      await chunked(port, "/sync", 100 * KiB),
+    ]) {
+      const text = await textOf(refused);
+      expect(text).to.match(/^HTTP\/1.1 503 Service Unavailable\r\n/);
+      expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).to.deep.equal({
+        error:
+          "llsd-hook is reading as many large request bodies as it holds at once (bodies over 0.06 MiB hold at most 0.38 of the 0.5 MiB of BODY_BUDGET_MIB, the rest kept for smaller ones); retry shortly",
+      });
+    }
+    // A small body is read beside them (refused as a hook request: read, not 503).
+    const small = await call(port, "POST", "/sync", `{"a":"${"x".repeat(60 * KiB - 10)}"}`);
+    expect(small.status).to.equal(400);
+    for (const s of sending) s.destroy();
+    await settle();
+    // Given back: a large body is read again.
+    const large = await call(port, "POST", "/sync", `{"a":"${"x".repeat(200 * KiB)}"}`);
+    expect(large.status).to.equal(400);
   });
 
   it("a declared Content-Length over the limit is a 413 at once, before a byte of the body, and the connection closes", async () => {

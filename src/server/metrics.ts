@@ -293,7 +293,7 @@ function poolMetrics(
   poolGauges(registers, pools);
   const budgetRefusals = new Counter({
     name: "llsd_hook_body_budget_refusals_total",
-    help: "Requests answered 503 before their body was read: the body budget (BODY_BUDGET_MIB) was full.",
+    help: "Requests answered 503 before their body was read: the body budget (BODY_BUDGET_MIB), or its large bodies' share, was full.",
     labelNames: ["route"],
     registers,
   });

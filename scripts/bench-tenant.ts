@@ -35,8 +35,6 @@ import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { buildRequest, type CaseFile } from "../test/support/harness.js";
 
 const MiB = 2 ** 20;
-/** The pod's memory limit (manifests/hook/deployment.yaml). */
-export const POD_LIMIT_MIB = 384;
 
 /**
  * The checkout whose built server is run (BENCH_HOOK_DIR, default this one):
@@ -45,12 +43,35 @@ export const POD_LIMIT_MIB = 384;
 const HOOK_DIR = process.env["BENCH_HOOK_DIR"] ?? ".";
 
 /** NODE_OPTIONS as the hook's Deployment sets it. */
-export function shippedNodeOptions(): string {
+/** The hook's container as manifests/hook/deployment.yaml ships it. */
+function shippedContainer() {
   const doc = parse(readFileSync(join(HOOK_DIR, "manifests/hook/deployment.yaml"), "utf8")) as {
-    spec: { template: { spec: { containers: { env: { name: string; value: string }[] }[] } } };
+    spec: {
+      template: {
+        spec: {
+          containers: {
+            env: { name: string; value: string }[];
+            resources: { limits: { memory: string } };
+          }[];
+        };
+      };
+    };
   };
-  const env = doc.spec.template.spec.containers[0]?.env ?? [];
-  return env.find((e) => e.name === "NODE_OPTIONS")?.value ?? "";
+  const container = doc.spec.template.spec.containers[0];
+  if (container === undefined) throw new Error("manifests/hook/deployment.yaml: no container");
+  return container;
+}
+
+export function shippedNodeOptions(): string {
+  return shippedContainer().env.find((e) => e.name === "NODE_OPTIONS")?.value ?? "";
+}
+
+/** The pod's memory limit, MiB, as the Deployment ships it (a whole number of Mi). */
+export function podLimitMib(): number {
+  const memory = shippedContainer().resources.limits.memory;
+  const mib = /^(\d+)Mi$/.exec(memory)?.[1];
+  if (mib === undefined) throw new Error(`the hook's memory limit ${memory} is not a whole Mi`);
+  return Number(mib);
 }
 
 async function freePort(): Promise<number> {

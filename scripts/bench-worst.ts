@@ -19,7 +19,7 @@
 //      connected: their bytes could still be on their way (and the worst-case
 //      requests answered), so it sometimes got the room and a 200.
 // As root with cgroup v1, the hook runs in a memory cgroup of its own limited
-// to the pod's limit (384 MiB), and the figure is the cgroup's peak
+// to the pod's limit (the Deployment's limits.memory), and the figure is the cgroup's peak
 // (memory.max_usage_in_bytes: what the kubelet's limit counts), with its OOM
 // kills; otherwise it is the process's resident memory, and says so. Each
 // part's contribution is the growth of that figure as it is added. The
@@ -39,7 +39,7 @@ import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { makeCa } from "../test/pki.js";
 import { heavySpec, steadyParent } from "./bench-memory.js";
 import {
-  POD_LIMIT_MIB,
+  podLimitMib,
   send,
   shippedNodeOptions,
   startHook,
@@ -85,13 +85,13 @@ function cgroupGauge(run: number): Gauge | undefined {
   const dir = join(root, `llsd-bench-worst-${process.pid}-${run}`);
   try {
     mkdirSync(dir);
-    writeFileSync(join(dir, "memory.limit_in_bytes"), String(POD_LIMIT_MIB * MiB));
+    writeFileSync(join(dir, "memory.limit_in_bytes"), String(podLimitMib() * MiB));
   } catch {
     return undefined;
   }
   const read = (file: string) => readFileSync(join(dir, file), "utf8");
   return {
-    what: `its memory cgroup (v1, limit ${POD_LIMIT_MIB} MiB): memory.usage_in_bytes / max_usage_in_bytes`,
+    what: `its memory cgroup (v1, limit ${podLimitMib()} MiB): memory.usage_in_bytes / max_usage_in_bytes`,
     now: () => Number(read("memory.usage_in_bytes")) / MiB,
     peak: () => Number(read("memory.max_usage_in_bytes")) / MiB,
     oomKills: () => Number(/oom_kill (\d+)/.exec(read("memory.oom_control"))?.[1] ?? 0),
@@ -390,7 +390,7 @@ export async function benchWorst(runs = 3): Promise<boolean> {
     plain.push(await connectionCost(r, false));
     secure.push(await connectionCost(r, true));
   }
-  const limit = POD_LIMIT_MIB;
+  const limit = podLimitMib();
   const target = limit * TARGET_SHARE;
   const of = (read: (r: Run) => number) => spread(results.map(read));
   const perConnection = results.map(

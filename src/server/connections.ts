@@ -20,6 +20,12 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 
+/**
+ * The metrics port's limit: Prometheus keeps one connection per scraping
+ * replica; the rest is room for a person's curl. Not a setting.
+ */
+export const METRICS_MAX_CONNECTIONS = 8;
+
 /** What a port's connections are now, and what the limit did (for the metrics and tests). */
 export interface ConnectionCounts {
   open: number;

@@ -11,7 +11,7 @@ import { pino } from "pino";
 import { serverMsg } from "../server-messages.js";
 import { createApp, generationCacheBytes, type AppOptions } from "./app.js";
 import { API_SERVER_CLASS, HOOK_CLASS, type EndpointClass } from "./classes.js";
-import { limitConnections } from "./connections.js";
+import { limitConnections, METRICS_MAX_CONNECTIONS } from "./connections.js";
 import { gracefulShutdown } from "./shutdown.js";
 import { createPool } from "./pool/index.js";
 import { settingsFromEnv, type Settings } from "./settings.js";
@@ -29,9 +29,14 @@ function readToken(file: string | undefined): string | undefined {
   return token;
 }
 
-/** GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits Prometheus there only. */
+/**
+ * GET /metrics on a port of its own, plain HTTP: the NetworkPolicy admits
+ * Prometheus there only; where it is not enforced, METRICS_MAX_CONNECTIONS
+ * holds its connections as the other ports' limits hold theirs.
+ */
 function serveMetrics(metrics: HookMetrics, port: number): http.Server {
   const server = http.createServer(timeoutOptions(), createMetricsApp(metrics));
+  metrics.watchConnections("metrics", limitConnections(server, METRICS_MAX_CONNECTIONS).counts);
   listen(server, port, "METRICS_PORT", "llsd-hook metrics listening", {});
   return server;
 }

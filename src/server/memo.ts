@@ -199,8 +199,24 @@ export function generationKey(input: GenerateInput): string {
     // A custom image's base config: its text is read, not only its name.
     base: input.base ?? null,
   };
-  return createHash("sha256").update(keyText(inputs), "utf8").digest("base64");
+  return createHash("sha256")
+    .update(utf8Exact(keyText(inputs)), "utf8")
+    .digest("base64");
 }
+
+/**
+ * `text` when UTF-8 holds it exactly; otherwise (a lone surrogate, which only a
+ * JSON escape makes: UTF-8 would write U+FFFD for each, so "\ud800", "\udc00"
+ * and "\ufffd" would share a key) its JSON text, behind a NUL that object-hash's
+ * text never starts with (docs/adr/0009).
+ */
+function utf8Exact(text: string): string {
+  return isWellFormed(text) ? text : `\0${JSON.stringify(text)}`;
+}
+
+/** String.prototype.isWellFormed (ES2024; Node.js 20 and later). */
+const isWellFormed = (text: string): boolean =>
+  (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 export function memoize<R>(fn: (input: GenerateInput) => R, options: MemoOptions<R>): Memoized<R> {
   const cache = "cache" in options ? options.cache : byteCache(options.maxBytes);

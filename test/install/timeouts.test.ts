@@ -10,7 +10,7 @@
 // port full of idle connections, a /sync on a new one is answered and the
 // connection idle the longest is cut; filling the API server's port cuts only
 // the API server's (those left open are shown open by a request answered on
-// each).
+// each); the metrics port is held to METRICS_MAX_CONNECTIONS the same way.
 import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -18,6 +18,7 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { API_SERVER_CLASS, HOOK_CLASS } from "../../src/server/classes.js";
+import { METRICS_MAX_CONNECTIONS } from "../../src/server/connections.js";
 import { freePort, waitForPort } from "../net.js";
 import { CUT_BY_TIMEOUT, stallBoth, stalledBodyStatus } from "../support/stall.js";
 
@@ -63,10 +64,11 @@ describe("the hook's client timeouts and connection limits (defaults, raw socket
   let hook: ChildProcess | undefined;
   let port = 0;
   let apiServerPort = 0;
+  let metricsPort = 0;
   before(async () => {
     port = await freePort();
     apiServerPort = await freePort();
-    const metricsPort = await freePort();
+    metricsPort = await freePort();
     hook = spawn(process.execPath, ["--import", "tsx", main], {
       env: {
         ...process.env,
@@ -79,6 +81,7 @@ describe("the hook's client timeouts and connection limits (defaults, raw socket
     });
     await waitForPort(port);
     await waitForPort(apiServerPort);
+    await waitForPort(metricsPort);
   });
   const clients: Client[] = [];
   after(() => {
@@ -130,5 +133,17 @@ describe("the hook's client timeouts and connection limits (defaults, raw socket
       "HTTP/1.1 200 OK",
     ]);
     expect(await statuses(apiNew ? [apiNew] : [], healthz)).to.deep.equal(["HTTP/1.1 200 OK"]);
+  });
+
+  it("holds the metrics port to its limit the same way: a scrape on a new connection is answered, the oldest idle one cut", async () => {
+    const idle: Client[] = [];
+    for (let i = 0; i < METRICS_MAX_CONNECTIONS; i++) idle.push(await connect(metricsPort));
+    clients.push(...idle);
+    const scraper = await connect(metricsPort);
+    clients.push(scraper);
+    const scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    expect(await statuses([scraper], scrape)).to.deep.equal(["HTTP/1.1 200 OK"]);
+    await idle[0]?.closed;
+    expect(await statuses(idle.slice(1), scrape)).to.deep.equal(["HTTP/1.1 200 OK"]);
   });
 });

@@ -636,9 +636,9 @@ describe("real pods on a real node (kubelet + containerd)", function () {
         expect(workers.map((w) => w.metric["pod"]).sort()).to.deep.equal(
           pods.map((p) => p.name).sort(),
         );
-        // The memory limit the kubelet passed down (MEMORY_LIMIT_MIB from limits.memory: 384Mi).
+        // The memory limit the kubelet passed down (MEMORY_LIMIT_MIB from limits.memory: 448Mi).
         const limits = await prom.query("llsd_hook_memory_limit_bytes");
-        expect(limits.map((l) => Number(l.value[1]))).to.deep.equal([384 * 2 ** 20, 384 * 2 ** 20]);
+        expect(limits.map((l) => Number(l.value[1]))).to.deep.equal([448 * 2 ** 20, 448 * 2 ** 20]);
         console.log(
           `[node] Prometheus ${pods.length} targets: sync → alert pending ${pendingMs} ms, firing ${firingMs} ms (for 20 s, scrape and evaluation every 1 s); the test took ${((Date.now() - started) / 1000).toFixed(0)} s`,
         );

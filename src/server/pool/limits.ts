@@ -11,7 +11,7 @@ export interface PoolLimits {
   deadlineMs: number;
 }
 
-/** For two replicas on small nodes: the shipped pod's 384 Mi holds them (docs/operations/hook-server.md). */
+/** For two replicas on small nodes: the shipped pod's 448 Mi holds them with 15 % to spare (docs/operations/hook-server.md). */
 export const DEFAULT_POOL_LIMITS: PoolLimits = { workers: 2, heapMib: 64, deadlineMs: 2000 };
 
 /** One limit as an environment variable: a whole number within a range. */

@@ -329,7 +329,7 @@ describe("generationKey is object-hash's key (ADR 0009)", () => {
       );
     }
   });
-  it("on generated values, undefined and odd strings included (seeded)", () => {
+  it("on generated values, undefined and odd strings included (seeded); lone surrogates apart", () => {
     const value = fc.anything({ maxDepth: 3, withObjectString: true, stringUnit: "binary" });
     fc.assert(
       fc.property(
@@ -338,6 +338,12 @@ describe("generationKey is object-hash's key (ADR 0009)", () => {
         fc.option(fc.nat(), { nil: undefined }),
         (spec, env, port) => {
           const input = { spec, distribution, catalog, userEnvNames: env, port };
+          const text = objectHash(inputsOf(spec, env, port), {
+            ...options,
+            algorithm: "passthrough",
+          });
+          // A lone surrogate: object-hash's key is U+FFFD's for it; ours is its own (below).
+          if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return;
           expect(generationKey(input as unknown as GenerateInput)).to.equal(
             objectHash(inputsOf(spec, env, port), options),
           );
@@ -390,6 +396,42 @@ describe("keyText is object-hash's text (ADR 0009)", () => {
         expect(keyText(input)).to.equal(objectHash(input, passthrough));
       }),
       { numRuns: 300, seed: 20261128 },
+    );
+  });
+});
+
+describe("generationKey and lone surrogates", () => {
+  // UTF-8 writes U+FFFD for a lone surrogate: object-hash's key of "\ud800",
+  // "\udc00" and "\ufffd" is one, and a parent with one would be answered
+  // with the generation of another.
+  const distribution = { name: "starter", release: "1.5.0", image: "img" };
+  const keyOf = (id: string) =>
+    generationKey({
+      spec: { models: [{ id }] },
+      distribution,
+      catalog,
+      userEnvNames: [],
+    } as unknown as GenerateInput);
+  it("gives each its own key, where object-hash gives them one", () => {
+    const ids = ["m\ud800", "m\udc00", "m\ufffd", "m\ud800\udc00", "m\udc00\ud800"];
+    expect(new Set(ids.map(keyOf)).size).to.equal(ids.length);
+    const oh = (id: string) => objectHash({ id }, GENERATION_KEY_HASH);
+    expect(oh("m\ud800")).to.equal(oh("m\ufffd"));
+  });
+  it("is object-hash's key for well-formed text, whatever its characters (seeded)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), (id) => {
+        const inputs = {
+          spec: { models: [{ id }] },
+          distribution,
+          env: [],
+          port: null,
+          server: null,
+          base: null,
+        };
+        expect(keyOf(id)).to.equal(objectHash(inputs, GENERATION_KEY_HASH));
+      }),
+      { numRuns: 200, seed: 20261128 },
     );
   });
 });

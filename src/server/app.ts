@@ -133,6 +133,9 @@ function logRequests(
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       record(metrics, routes, req, res, ms / 1e3);
+      const level = req.path === "/healthz" || req.path === "/readyz" ? "debug" : "info";
+      // The line is built only when the logger writes it.
+      if (!logger.isLevelEnabled(level)) return;
       const fields = {
         method: req.method,
         path: req.path,
@@ -140,8 +143,7 @@ function logRequests(
         ms: Math.round(ms * 100) / 100,
         ...(res.locals["log"] ?? {}),
       };
-      if (req.path === "/healthz" || req.path === "/readyz") logger.debug(fields, "request");
-      else logger.info(fields, "request");
+      logger[level](fields, "request");
     });
     next();
   };

@@ -126,6 +126,68 @@ export const GENERATION_KEY_HASH = {
  */
 const SERIALIZE = { ...GENERATION_KEY_HASH, algorithm: "passthrough" } as const;
 
+/** Thrown inside keyText by what it leaves to object-hash. */
+const NOT_JSON = Symbol("not a JSON tree");
+
+/** keyText's walk: appends object-hash's text of `value` to `out`, or throws NOT_JSON. */
+function writeKeyText(value: unknown, seen: Set<object>, out: string[]): void {
+  if (value === null) return void out.push("Null");
+  switch (typeof value) {
+    case "undefined":
+      return void out.push("Undefined");
+    case "boolean":
+      return void out.push(value ? "bool:true" : "bool:false");
+    case "number":
+      return void out.push(`number:${value.toString()}`);
+    case "string":
+      return void out.push(`string:${value.length}:`, value);
+    case "object":
+      break;
+    default:
+      throw NOT_JSON;
+  }
+  // object-hash writes an object reached a second time as a repeat; its own class by its tag.
+  if (seen.has(value)) throw NOT_JSON;
+  seen.add(value);
+  const tag = Object.prototype.toString.call(value);
+  if (tag === "[object Array]" && Array.isArray(value)) {
+    out.push(`array:${value.length}:`);
+    for (let i = 0; i < value.length; i++) {
+      // A hole is skipped by object-hash's forEach: not a JSON list.
+      if (!Object.hasOwn(value, i)) throw NOT_JSON;
+      writeKeyText(value[i], seen, out);
+    }
+    return;
+  }
+  if (tag !== "[object Object]") throw NOT_JSON;
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object).sort();
+  out.push(`object:${keys.length}:`);
+  for (const key of keys) {
+    out.push(`string:${key.length}:`, key, ":");
+    writeKeyText(object[key], seen, out);
+    out.push(",");
+  }
+}
+
+/**
+ * The text objectHash(value, SERIALIZE) gives, written in one walk for a tree
+ * of JSON values (what the key's inputs are); anything else (another kind of
+ * object, one object reached twice, a list with holes) is left to object-hash,
+ * whose walk (per value: a dispatch by type name, a regular expression, a
+ * lookup among every object seen) took about twice as long (docs/adr/0009).
+ */
+export function keyText(value: unknown): string {
+  const out: string[] = [];
+  try {
+    writeKeyText(value, new Set(), out);
+  } catch (err) {
+    if (err !== NOT_JSON) throw err;
+    return objectHash(value as object, SERIALIZE);
+  }
+  return out.join("");
+}
+
 /** The key of a generation: what generateConfig reads besides the fixed catalog. */
 export function generationKey(input: GenerateInput): string {
   const inputs = {
@@ -137,8 +199,9 @@ export function generationKey(input: GenerateInput): string {
     // A custom image's base config: its text is read, not only its name.
     base: input.base ?? null,
   };
-  const text = objectHash(inputs, SERIALIZE);
-  return createHash("sha256").update(utf8Exact(text), "utf8").digest("base64");
+  return createHash("sha256")
+    .update(utf8Exact(keyText(inputs)), "utf8")
+    .digest("base64");
 }
 
 /**

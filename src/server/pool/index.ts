@@ -133,6 +133,8 @@ class WorkerPool implements Pool {
   private startFailures = 0;
   private readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private broken: string | undefined;
+  /** What cancels each tenant's wakes from its last charge (charge). */
+  private readonly wakes = new Map<string, (() => void)[]>();
   /** Cancels the next check of the deadlines; set while a request is being answered. */
   private watch: (() => void) | undefined;
 
@@ -317,8 +319,26 @@ class WorkerPool implements Pool {
     stopped = false,
   ): void {
     if (tenant === undefined) return;
-    for (const after of this.ledger.charge(tenant, ms, now, stopped, wallMs))
-      this.clock.after(after, () => this.pump(), true);
+    const waits = this.ledger.charge(tenant, ms, now, stopped, wallMs);
+    // A later charge's waits end no sooner than an earlier one's (it only takes more time):
+    // they replace them, so a tenant has at most one timer per wait, not one per request.
+    for (const cancel of this.wakes.get(tenant) ?? []) cancel();
+    if (waits.length === 0) {
+      this.wakes.delete(tenant);
+      return;
+    }
+    const last = Math.max(...waits);
+    const wakes = waits.map((after) =>
+      this.clock.after(
+        after,
+        () => {
+          if (after === last && this.wakes.get(tenant) === wakes) this.wakes.delete(tenant);
+          this.pump();
+        },
+        true,
+      ),
+    );
+    this.wakes.set(tenant, wakes);
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   byteCache,
   GENERATION_KEY_HASH,
   generationKey,
+  keyText,
   memoize,
 } from "../../../src/server/memo.js";
 import { dependsOnNow, requestKey } from "../../../src/server/responses.js";
@@ -349,6 +350,52 @@ describe("generationKey is object-hash's key (ADR 0009)", () => {
         },
       ),
       { numRuns: 120, seed: 20261131 },
+    );
+  });
+});
+
+describe("keyText is object-hash's text (ADR 0009)", () => {
+  const passthrough = { ...GENERATION_KEY_HASH, algorithm: "passthrough" } as const;
+  // What it writes itself (JSON trees), and what it leaves to object-hash, each against object-hash.
+  const shared = { v: 1 };
+  const rows: { name: string; value: object }[] = [
+    { name: "a JSON tree", value: { b: [1, "x", null, true, { a: -0 }], a: "\ud800" } },
+    { name: "an object reached twice", value: { p: shared, q: shared } },
+    {
+      name: "a list with a hole",
+      value: { l: Object.assign(new Array<number>(3), { 0: 1, 2: 3 }) },
+    },
+    { name: "an object of another class", value: { d: new Date(0), m: new Map([["k", 1]]) } },
+    {
+      name: "an object without a prototype",
+      value: { o: Object.assign(Object.create(null), { a: 1 }) },
+    },
+    { name: "a __proto__ key", value: JSON.parse('{"s":{"__proto__":{"x":1}}}') as object },
+  ];
+  for (const row of rows)
+    it(row.name, () => {
+      expect(keyText(row.value)).to.equal(objectHash(row.value, passthrough));
+    });
+  it("on generated values of every kind (seeded)", () => {
+    const value = fc.anything({
+      maxDepth: 3,
+      withObjectString: true,
+      withNullPrototype: true,
+      withSparseArray: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withBigInt: true,
+      withBoxedValues: true,
+      withTypedArray: true,
+      stringUnit: "binary",
+    });
+    fc.assert(
+      fc.property(value, (v) => {
+        const input = { v };
+        expect(keyText(input)).to.equal(objectHash(input, passthrough));
+      }),
+      { numRuns: 300, seed: 20261128 },
     );
   });
 });

@@ -339,3 +339,34 @@ describe("the pool's shell, on a clock the test moves", function () {
       }
     });
 });
+
+describe("the pool's wakes for a tenant's waits", function () {
+  this.timeout(60_000);
+  it("a tenant kept waiting by each of its charges holds one wake per wait, the last charge's, not one per request", async () => {
+    const clock = fakeClock();
+    const limits = { workers: 2, heapMib: 64, deadlineMs: 2000 };
+    const ledger = createLedger(limits.deadlineMs);
+    // Out of time and busy before the first request: each charge keeps it waiting, in two ways.
+    ledger.charge("tenant-a", 8000, 0);
+    const pool = createPool(
+      { catalog, limits, cacheBytes: generationCacheBytes(CACHE_BYTES) },
+      clock,
+      ledger,
+    );
+    try {
+      await pool.ready();
+      const statuses: number[] = [];
+      // Alone, it is not refused: each request runs, and each charge returns both waits.
+      for (const salt of ["1", "2", "3", "4", "5"])
+        statuses.push((await pool.run(job(typicalRequest("tenant-a", `p${salt}`)))).status);
+      expect(ledger.charge("tenant-a", 0, clock.now())).to.have.length(2);
+      expect({ statuses, timers: clock.pending() }).to.deep.equal({
+        statuses: [200, 200, 200, 200, 200],
+        // The two wakes of the last charge, and the watch on the deadlines armed by the last request.
+        timers: 3,
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -32,24 +32,27 @@ const FORBIDDEN_KEYS = new Set(["__proto__"]);
 /** The spec of a LlamaStackDistribution (docs/guide/resource.md). */
 export const SPEC_BOUNDS: Bounds = { maxDepth: 32, maxEntries: 1024, maxNodes: 50_000 };
 
-/** Why a container at `level` is out of bounds, before its entries are visited. */
+/** Why a container at `level` with `count` entries is out of bounds, before its entries are visited. */
 function refusal(
-  current: object,
+  count: number,
   level: number,
   bounds: Bounds,
 ): Omit<NonNullable<Shape["problem"]>, "path"> | undefined {
   if (level >= bounds.maxDepth) return { kind: "depth", detail: msg.tooDeep(bounds.maxDepth) };
-  const count = Array.isArray(current) ? current.length : Object.keys(current).length;
   if (count > bounds.maxEntries)
     return { kind: "width", detail: msg.tooWide(count, bounds.maxEntries) };
   return undefined;
 }
 
-/** Depth, size and the first out-of-bounds value of `value`, iteratively. */
+/**
+ * Depth, size and the first out-of-bounds value of `value`, iteratively, in
+ * document order. It runs on every request (the spec, each record of what was
+ * applied), so it builds nothing per value: four parallel stacks, and a path
+ * only for the one value reported.
+ */
 export function measure(value: unknown, bounds: Bounds): Shape {
   const maxNodes = bounds.maxNodes ?? Infinity;
-  // Each stack entry: the value, its depth and the index of its parent entry with its key,
-  // so a path is only built for the one value reported.
+  // Each entry: the value, its depth, and the index of its parent entry with its key.
   const values: unknown[] = [value];
   const depths: number[] = [0];
   const parents: number[] = [-1];
@@ -58,6 +61,14 @@ export function measure(value: unknown, bounds: Bounds): Shape {
     const path: (string | number)[] = [];
     for (let i = index; i > 0; i = parents[i] ?? 0) path.push(keys[i] ?? "");
     return path.reverse();
+  };
+  const visit = (child: unknown, level: number, parent: number, key: string | number): number => {
+    const index = values.length;
+    values.push(child);
+    depths.push(level);
+    parents.push(parent);
+    keys.push(key);
+    return index;
   };
   let depth = 0;
   let nodes = 0;
@@ -70,20 +81,23 @@ export function measure(value: unknown, bounds: Bounds): Shape {
     if (nodes > maxNodes)
       return { depth, nodes, problem: { kind: "nodes", path: [], detail: msg.tooMany(maxNodes) } };
     if (typeof current !== "object" || current === null) continue;
-    const refused = refusal(current, level, bounds);
+    // Entries are pushed last first, so that they are visited in order.
+    if (Array.isArray(current)) {
+      const refused = refusal(current.length, level, bounds);
+      if (refused !== undefined)
+        return { depth, nodes, problem: { ...refused, path: pathOf(index) } };
+      for (let i = current.length - 1; i >= 0; i--)
+        stack.push(visit(current[i], level + 1, index, i));
+      continue;
+    }
+    const names = Object.keys(current);
+    const refused = refusal(names.length, level, bounds);
     if (refused !== undefined)
       return { depth, nodes, problem: { ...refused, path: pathOf(index) } };
-    const entries: [string | number, unknown][] = Array.isArray(current)
-      ? current.map((v: unknown, i) => [i, v])
-      : Object.keys(current).map((k) => [k, (current as Record<string, unknown>)[k]]);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i] ?? ["", undefined];
-      const childIndex = values.length;
-      values.push(child);
-      depths.push(level + 1);
-      parents.push(index);
-      keys.push(key);
-      if (typeof key === "string" && FORBIDDEN_KEYS.has(key)) {
+    for (let i = names.length - 1; i >= 0; i--) {
+      const key = names[i] ?? "";
+      const childIndex = visit((current as Record<string, unknown>)[key], level + 1, index, key);
+      if (FORBIDDEN_KEYS.has(key)) {
         const problem = {
           kind: "key" as const,
           path: pathOf(childIndex),

@@ -93,13 +93,68 @@ export function checkConfigSize(configYaml: string, config: unknown): Problem | 
   );
 }
 
+/**
+ * At least the bytes of `value` as Go writes it, counted without writing it,
+ * or Infinity past `limit` (or for a value JSON.stringify would write
+ * otherwise than its members: toJSON, a boxed primitive, a bigint). Each
+ * UTF-16 code unit of a string or key is counted at the most it can take
+ * (MAX_GO_BYTES_PER_UNIT); a member JSON leaves out is counted as if written.
+ */
+export function goJsonBytesAtMost(value: unknown, limit: number): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    if (total > limit) return Infinity;
+    const next = stack.pop();
+    switch (typeof next) {
+      case "string":
+        total += 2 + MAX_GO_BYTES_PER_UNIT * next.length;
+        continue;
+      case "number":
+        total += Number.isFinite(next) ? String(next).length : 4;
+        continue;
+      case "boolean":
+      case "undefined":
+      case "function":
+      case "symbol":
+        // true, false, or null where JSON writes one for an item (a member is left out).
+        total += 5;
+        continue;
+      case "object":
+        break;
+      default:
+        return Infinity;
+    }
+    if (next === null) {
+      total += 4;
+      continue;
+    }
+    if (Array.isArray(next)) {
+      // Brackets, and a comma after each item.
+      total += 2 + next.length;
+      for (const item of next as unknown[]) stack.push(item);
+      continue;
+    }
+    if (Object.getPrototypeOf(next) !== Object.prototype && Object.getPrototypeOf(next) !== null)
+      return Infinity;
+    if (typeof (next as { toJSON?: unknown }).toJSON === "function") return Infinity;
+    total += 2;
+    for (const key of Object.keys(next)) {
+      // The key, its colon and a comma.
+      total += 4 + MAX_GO_BYTES_PER_UNIT * key.length;
+      stack.push((next as Record<string, unknown>)[key]);
+    }
+  }
+  return total > limit ? Infinity : total;
+}
+
 /** A problem for each child over the budget. */
 export function checkSizes(children: readonly KubeObject[]): Problem[] {
   const problems: Problem[] = [];
   for (const child of children) {
+    // Most children are far below the budget: a bound counted without writing them says so.
+    if (goJsonBytesAtMost(child, CHILD_BUDGET) <= CHILD_BUDGET) continue;
     const text = JSON.stringify(child);
-    // A UTF-16 code unit is at most 6 bytes as Go writes it (\u003c, \u2028): short text fits uncounted.
-    if (text.length * MAX_GO_BYTES_PER_UNIT <= CHILD_BUDGET) continue;
     const bytes = goBytesOf(text);
     if (bytes <= CHILD_BUDGET) continue;
     problems.push(

@@ -8,6 +8,7 @@ import {
   checkConfigSize,
   checkSizes,
   goJsonBytes,
+  goJsonBytesAtMost,
   largestParts,
 } from "../../../src/api/budget.js";
 
@@ -138,4 +139,58 @@ describe("checkConfigSize", () => {
     expect(p?.path).to.equal("spec");
     expect(p?.detail).to.contain("in config.yaml, registered_resources.models[0] (293 KiB)");
   });
+});
+
+describe("goJsonBytesAtMost", () => {
+  it("is never below goJsonBytes, for any JSON value (seeded)", () => {
+    const text = fc.string({
+      unit: fc.constantFrom(
+        "x",
+        "é",
+        "€",
+        "😀",
+        "<",
+        "\u2028",
+        '"',
+        "\\",
+        "\n",
+        "\u0001",
+        "\ud800",
+      ),
+      maxLength: 12,
+    });
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof(
+        { depthSize: "medium" },
+        text,
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        tie("list"),
+        tie("map"),
+      ),
+      list: fc.array(tie("tree"), { maxLength: 5 }),
+      map: fc.dictionary(text, tie("tree"), { maxKeys: 5 }),
+    }));
+    fc.assert(
+      fc.property(tree, (value) => {
+        const exact = goJsonBytes(value);
+        expect(goJsonBytesAtMost(value, Infinity)).to.be.at.least(exact);
+      }),
+      { numRuns: 1000, seed: 20261128 },
+    );
+  });
+
+  const rows: [why: string, value: unknown, limit: number, bound: number][] = [
+    ['"ab": two units at six bytes each, and the quotes', "ab", 100, 14],
+    ["a number as written", -1.5, 100, 4],
+    ["past the limit: Infinity", "x".repeat(100), 50, Infinity],
+    ["a Date (toJSON): Infinity", { at: new Date(0) }, 1e6, Infinity],
+    ["a Map (another prototype): Infinity", new Map(), 1e6, Infinity],
+    ["a bigint: Infinity", [1n], 1e6, Infinity],
+  ];
+  for (const [why, value, limit, bound] of rows)
+    it(why, () => expect(goJsonBytesAtMost(value, limit)).to.equal(bound));
 });

@@ -17,7 +17,7 @@ import { isoSeconds } from "../edge/clock.js";
 import { serverMsg } from "../server-messages.js";
 import { byteCache, type ByteCache, type CacheTier, type TierStats } from "./memo.js";
 import { bodyReader, createBodyBudget, type BodyBudget, type BodyRefusal } from "./body-budget.js";
-import { ENDPOINT_CLASSES, HOOK_CLASS, type EndpointClass } from "./classes.js";
+import { ENDPOINT_CLASSES, fromApiServer, HOOK_CLASS, type EndpointClass } from "./classes.js";
 import { errorBody, READABLE_CHARSETS, type Answer, type Parent, type Route } from "./answer.js";
 import { viewOf } from "./condition-metrics.js";
 import {
@@ -210,8 +210,9 @@ function readBodies(
     },
     refuse: (req, res, refusal: BodyRefusal) => {
       if (refusal.budget === true) metrics.countBudgetRefusal(routeOf(req, routes) ?? "other");
-      // No Retry-After to the API server's admission call (see sendAnswer).
-      if (own(routes, req.path) === "validate") res.removeHeader("retry-after");
+      // No Retry-After to the API server (see sendAnswer).
+      const route = own(routes, req.path);
+      if (route !== undefined && fromApiServer(route)) res.removeHeader("retry-after");
       res.status(refusal.status).json(errorBodyOf(req, refusal.status, refusal.error));
     },
   });
@@ -268,9 +269,9 @@ function sendAnswer(
         });
     }
   }
-  // Not to the API server (/validate): its client would wait and retry within the webhook's
-  // timeout, and a timeout would then answer in place of this message.
-  if (answer.retryAfter !== undefined && route !== "validate")
+  // Not to the API server (/validate, /convert): its webhook client would wait and retry within
+  // the webhook's timeout, and a timeout would then answer in place of this message (ADR 20).
+  if (answer.retryAfter !== undefined && !fromApiServer(route))
     res.set("retry-after", String(answer.retryAfter));
   sendJson(res, answer.status, body);
 }

@@ -9,7 +9,8 @@ import { pino } from "pino";
 import request from "supertest";
 import { convertReview } from "../../../src/convert/review.js";
 import { loadCatalog } from "../../../src/edge/load-catalog.js";
-import { createApp } from "../../../src/server/app.js";
+import { CACHE_BYTES, createApp, generationCacheBytes } from "../../../src/server/app.js";
+import { createPool } from "../../../src/server/pool/index.js";
 import { API_SERVER_CLASS } from "../../../src/server/classes.js";
 import { testPool } from "../../support/pool.js";
 import { createMetrics } from "../../../src/server/metrics.js";
@@ -217,6 +218,37 @@ describe("POST /convert", () => {
       expect(JSON.stringify(res.body)).not.to.include("    at ");
     });
   }
+
+  describe("on a pool whose deadline is 10 ms", () => {
+    // A pool of its own (its limits differ from every other test's), closed after.
+    const limits = { workers: 1, heapMib: 64, deadlineMs: 10 };
+    const pool = createPool({ catalog, limits, cacheBytes: generationCacheBytes(CACHE_BYTES) });
+    after(() => pool.close());
+
+    it("a review past the worker deadline is a 503 Failure, without Retry-After (ADR 20)", async () => {
+      const app = createApp({
+        pool,
+        catalog,
+        logger: pino({ level: "silent" }),
+        endpoints: API_SERVER_CLASS,
+      });
+      // 100 objects with 1,000 environment variables each: far more than 10 ms of converting.
+      const env = Array.from({ length: 1000 }, (_, i) => ({ name: `V${i}`, value: "v" }));
+      const heavy = Array.from({ length: 100 }, (_, i) => ({
+        ...V1_OBJECT,
+        metadata: { ...V1_OBJECT.metadata, name: `llama-${i}` },
+        spec: { ...V1_OBJECT.spec, server: { ...V1_OBJECT.spec.server, containerSpec: { env } } },
+      }));
+      const res = await request(app)
+        .post("/convert")
+        .send(review("llamastack.io/v1alpha2", heavy))
+        .expect(503);
+      expect(res.headers["retry-after"]).to.equal(undefined);
+      const answer = res.body as Answer;
+      expect(answer.response.result.status).to.equal("Failure");
+      expect(answer.response.result.message).to.match(/^llsd-hook stopped a \/convert request /);
+    });
+  });
 
   it("keeps the hook's body limit", async () => {
     const { app } = appWithLogs(1024);

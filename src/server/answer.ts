@@ -14,8 +14,11 @@ export type Route = "sync" | "customize" | "convert" | "validate";
  */
 export type RefusalReason = "queue" | "repeat" | "share";
 
-/** The tenant of every request of the API server's class (./classes.ts). */
-export const CONVERT_TENANT = "/convert";
+/**
+ * The tenant of every request of the API server's class (./classes.ts: /convert
+ * and /validate). Its text, "/convert", is older than /validate and kept.
+ */
+export const API_SERVER_TENANT = "/convert";
 
 /** One request as the main thread hands it over. */
 export interface Job {

@@ -61,7 +61,7 @@ export const ENDPOINT_CLASSES: readonly EndpointClass[] = [HOOK_CLASS, API_SERVE
 
 /**
  * Whether the API server calls `route`: its requests name no parent and are
- * all one tenant (CONVERT_TENANT), known before a body is read.
+ * all one tenant (API_SERVER_TENANT), known before a body is read.
  */
 export const fromApiServer = (route: Route): boolean =>
   Object.values(API_SERVER_CLASS.routes).includes(route);

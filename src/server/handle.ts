@@ -25,7 +25,7 @@ import { sync, type SyncContext } from "../sync.js";
 import { serverMsg } from "../server-messages.js";
 import { dependsOnNow } from "./responses.js";
 import {
-  CONVERT_TENANT,
+  API_SERVER_TENANT,
   errorAnswer,
   json,
   type Answer,
@@ -93,7 +93,7 @@ const PARENT_PATHS = [
  * requests that name no valid parent (they are refused after this step).
  */
 function tenantOf(route: Route, parent: Parent | undefined): string {
-  if (fromApiServer(route)) return CONVERT_TENANT;
+  if (fromApiServer(route)) return API_SERVER_TENANT;
   return parent === undefined ? "/unnamed" : parent.namespace;
 }
 

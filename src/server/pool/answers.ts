@@ -3,7 +3,7 @@
 // start. Each names the request by its parent when it was read (the texts are
 // in src/server-messages.ts).
 import { serverMsg } from "../../server-messages.js";
-import { CONVERT_TENANT, errorAnswer, type Answer, type Route } from "../answer.js";
+import { API_SERVER_TENANT, errorAnswer, type Answer, type Route } from "../answer.js";
 import { fromApiServer } from "../classes.js";
 import type { Pending } from "./pending.js";
 
@@ -26,7 +26,7 @@ function subject(job: Pending): string {
   return fromApiServer(route) ? serverMsg.apiServerRequest(route) : serverMsg.unreadRequest(route);
 }
 
-const tenantName = (tenant: string) => serverMsg.tenant(tenant, tenant === CONVERT_TENANT);
+const tenantName = (tenant: string) => serverMsg.tenant(tenant, tenant === API_SERVER_TENANT);
 
 /** The figures the answers name. */
 export interface Figures {

@@ -7,7 +7,7 @@
 // queued requests whose tenant may start one, a free worker takes the first
 // of the tenant with the most time in hand; a request not read yet (its
 // tenant unknown) counts as one with all its time in hand.
-import { CONVERT_TENANT } from "../answer.js";
+import { API_SERVER_TENANT } from "../answer.js";
 import type { Ledger } from "./ledger.js";
 import { API_SERVER_WORKERS } from "./limits.js";
 
@@ -79,7 +79,7 @@ function busyHeld(s: Scene): number {
  * API server's endpoints (../classes.ts) API_SERVER_WORKERS however many there are.
  */
 export function shareOf(tenant: string, running: Running): number {
-  return tenant === CONVERT_TENANT ? Math.min(running.share, API_SERVER_WORKERS) : running.share;
+  return tenant === API_SERVER_TENANT ? Math.min(running.share, API_SERVER_WORKERS) : running.share;
 }
 
 /** Why `tenant` may not start a request now; undefined when it may. */

@@ -3,7 +3,7 @@
 // (five Metacontroller workers retrying one parent are one job), and bytes
 // stopped at a limit are answered so again for REPEAT_COOLDOWN_MS without
 // running (Metacontroller retries a failing parent with the same request).
-import { CONVERT_TENANT, type Answer, type Job, type RefusalReason } from "../answer.js";
+import { API_SERVER_TENANT, type Answer, type Job, type RefusalReason } from "../answer.js";
 import { fromApiServer } from "../classes.js";
 import { copyOf } from "../transfer.js";
 import { REMEMBERED_REFUSALS, REPEAT_COOLDOWN_MS } from "./limits.js";
@@ -89,7 +89,7 @@ export function pendingRequests(): PendingRequests {
         waiters: [waiter],
         since: now,
         // The API server's routes are one tenant, known before a request is read.
-        ...(fromApiServer(request.route) ? { tenant: CONVERT_TENANT } : {}),
+        ...(fromApiServer(request.route) ? { tenant: API_SERVER_TENANT } : {}),
       };
       if (request.key !== undefined) inFlight.set(request.key, job);
       return job;

@@ -15,7 +15,7 @@ import {
 } from "../../../../src/server/pool/choose.js";
 import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
 import { busyWorkers, queueWaitMs, tenantWorkers } from "../../../../src/server/pool/limits.js";
-import { CONVERT_TENANT } from "../../../../src/server/answer.js";
+import { API_SERVER_TENANT } from "../../../../src/server/answer.js";
 
 const DEADLINE = 2000;
 const NOW = 1000;
@@ -254,14 +254,14 @@ describe("the pool's chooser", () => {
       },
       {
         name: "the API server's endpoints holding one of four workers",
-        tenant: CONVERT_TENANT,
+        tenant: API_SERVER_TENANT,
         ledger: ledgerOf(),
-        running: runningOf(4, { [CONVERT_TENANT]: 1 }),
+        running: runningOf(4, { [API_SERVER_TENANT]: 1 }),
         why: "workers",
       },
       {
         name: "the API server's endpoints holding none: they may start",
-        tenant: CONVERT_TENANT,
+        tenant: API_SERVER_TENANT,
         ledger: ledgerOf(),
         running: runningOf(4),
         why: undefined,
@@ -289,13 +289,13 @@ describe("the pool's chooser", () => {
       { name: "a namespace, of one worker: one", tenant: "a", workers: 1, share: 1 },
       {
         name: "the API server's endpoints, of four workers: one",
-        tenant: CONVERT_TENANT,
+        tenant: API_SERVER_TENANT,
         workers: 4,
         share: 1,
       },
       {
         name: "the API server's endpoints, of one worker: one",
-        tenant: CONVERT_TENANT,
+        tenant: API_SERVER_TENANT,
         workers: 1,
         share: 1,
       },

@@ -320,8 +320,10 @@ class WorkerPool implements Pool {
   ): void {
     if (tenant === undefined) return;
     const waits = this.ledger.charge(tenant, ms, now, stopped, wallMs);
-    // A later charge's waits end no sooner than an earlier one's (it only takes more time):
-    // they replace them, so a tenant has at most one timer per wait, not one per request.
+    // A charge's waits follow from the tenant's state after it alone (its time refills linearly
+    // from there; ledger test "each charge's waits end just past..."): they replace the earlier
+    // ones, so a tenant has at most one timer per wait, not one per request. A wait the new state
+    // no longer has was met by this charge's own pump.
     for (const cancel of this.wakes.get(tenant) ?? []) cancel();
     if (waits.length === 0) {
       this.wakes.delete(tenant);

@@ -5,6 +5,7 @@
 // of wall time in hand it is busy. The rows charge as much wall time as CPU
 // unless they say; what a request is charged is the shell's.
 import { expect } from "chai";
+import fc from "fast-check";
 import { createLedger, type Ledger } from "../../../../src/server/pool/ledger.js";
 import { LEDGER_TENANTS } from "../../../../src/server/pool/limits.js";
 
@@ -233,6 +234,40 @@ describe("the pool's tenant ledger", () => {
       expect(ledger.charge("a", 1, 12_000)).to.deep.equal([]);
       expect([...ledger.spent()]).to.deep.equal([]);
     });
+  });
+
+  it("each charge's waits end just past what they wait for, from the tenant's state at that charge alone (seeded): so the shell replaces a tenant's earlier wakes with them", () => {
+    const charge = fc.record({
+      after: fc.double({ min: 0, max: 5000, noNaN: true }),
+      ms: fc.double({ min: 0, max: 3000, noNaN: true }),
+      wallExtra: fc.double({ min: 0, max: 3000, noNaN: true }),
+      stopped: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(charge, { minLength: 1, maxLength: 12 }), (charges) => {
+        const ledger = createLedger(DEADLINE);
+        let now = 0;
+        for (const c of charges) {
+          now += c.after;
+          const waits = ledger.charge("a", c.ms, now, c.stopped, c.ms + c.wallExtra);
+          const out = ledger.timeInHand("a", now) <= 0;
+          const busy = ledger.busy("a", now);
+          expect(waits).to.have.length((out ? 1 : 0) + (busy ? 1 : 0));
+          // Past the moment by 1 ms at least, by 2 ms at most (rounded up to whole ms).
+          if (out) {
+            const back = now + (waits[0] ?? NaN);
+            expect(ledger.timeInHand("a", back)).to.be.above(0);
+            expect(ledger.timeInHand("a", back - 2)).to.be.at.most(0);
+          }
+          if (busy) {
+            const free = now + (waits.at(-1) ?? NaN);
+            expect(ledger.busy("a", free)).to.equal(false);
+            expect(ledger.busy("a", free - 2)).to.equal(true);
+          }
+        }
+      }),
+      { numRuns: 500, seed: 20261128 },
+    );
   });
 
   it(`remembers the ${LEDGER_TENANTS} tenants charged last: the one charged longest ago is forgotten`, () => {

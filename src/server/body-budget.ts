@@ -43,8 +43,11 @@ export interface BodyBudget {
   readonly largeFrom: number;
   /** What large bodies may hold together. */
   readonly largeBytes: number;
-  /** Takes `n` bytes for a body, large or not; false (and nothing taken) when they do not fit. */
-  take(n: number, large: boolean): boolean;
+  /**
+   * Takes `n` bytes for a body, large or not; when they do not fit, nothing is
+   * taken and it says which limit refused them: the whole budget, or the large bodies' share.
+   */
+  take(n: number, large: boolean): "budget" | "large" | undefined;
   /** Counts `n` bytes a body already holds as a large body's; false (and nothing moved) when they do not fit. */
   grow(n: number): boolean;
   give(n: number, large: boolean): void;
@@ -68,10 +71,11 @@ export function createBodyBudget(bytes: number, variable: string, limit: number)
     largeFrom: Math.floor(limit / 4),
     largeBytes,
     take(n, large) {
-      if (held + n > bytes || (large && largeHeld + n > largeBytes)) return false;
+      if (held + n > bytes) return "budget";
+      if (large && largeHeld + n > largeBytes) return "large";
       held += n;
       if (large) largeHeld += n;
-      return true;
+      return undefined;
     },
     grow(n) {
       if (largeHeld + n > largeBytes) return false;
@@ -178,9 +182,10 @@ function reading(
         if (!budget.grow(held)) return full(serverMsg.largeBudgetFull(budget));
         large = true;
       }
-      if (!budget.take(chunk.length, large))
+      const refused = budget.take(chunk.length, large);
+      if (refused !== undefined)
         return full(
-          large && budget.held() + chunk.length <= budget.bytes
+          refused === "large"
             ? serverMsg.largeBudgetFull(budget)
             : serverMsg.budgetFull(budget.bytes, budget.variable),
         );

@@ -144,19 +144,19 @@ describe("createBodyBudget: the large bodies' share", () => {
 
   it("large bodies stop at their share, small ones go on to the whole budget; grow and give move the same bytes", () => {
     const budget = createBodyBudget(16, "BODY_BUDGET_MIB", 8);
-    expect(budget.take(10, true)).to.equal(true);
-    expect(budget.take(3, true)).to.equal(false); // 13 > 12
-    expect(budget.take(3, false)).to.equal(true);
+    expect(budget.take(10, true)).to.equal(undefined);
+    expect(budget.take(3, true)).to.equal("large"); // 13 > 12
+    expect(budget.take(3, false)).to.equal(undefined);
     expect(budget.grow(3)).to.equal(false); // its 3 would make 13 large
-    expect(budget.take(4, false)).to.equal(false); // 17 > 16
+    expect(budget.take(4, false)).to.equal("budget"); // 17 > 16
     expect(budget.held()).to.equal(13);
     budget.give(10, true);
     expect(budget.grow(3)).to.equal(true);
-    expect(budget.take(9, true)).to.equal(true);
-    expect(budget.take(1, true)).to.equal(false);
+    expect(budget.take(9, true)).to.equal(undefined);
+    expect(budget.take(1, true)).to.equal("large"); // 13 > 12, within the 16
     budget.give(12, true);
     expect(budget.held()).to.equal(0);
-    expect(budget.take(12, true)).to.equal(true);
+    expect(budget.take(12, true)).to.equal(undefined);
   });
 });
 

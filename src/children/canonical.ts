@@ -5,8 +5,9 @@ import { orderKeys } from "../lib/json.js";
 
 const HEAD = ["apiVersion", "kind", "metadata"];
 const METADATA_HEAD = ["name", "namespace"];
+const NO_HEAD: readonly string[] = [];
 
 /** The same object with its keys in canonical order (a reordering keeps its type). */
 export function canonicalObject<T extends object>(obj: T): T {
-  return orderKeys(obj, HEAD, (key) => (key === "metadata" ? METADATA_HEAD : [])) as T;
+  return orderKeys(obj, HEAD, (key) => (key === "metadata" ? METADATA_HEAD : NO_HEAD)) as T;
 }

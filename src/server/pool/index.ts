@@ -25,7 +25,7 @@ import { choose, handBack, mayStart, shareOf, waitOf, waitsPast, type Running } 
 import { systemClock, type Clock } from "./clock.js";
 import { threadCpuMs } from "./cpu.js";
 import { workerEntry, type WorkerEntry } from "./entry.js";
-import { createLedger, type Ledger } from "./ledger.js";
+import { createLedger, type Ledger, type Taken } from "./ledger.js";
 import {
   busyWorkers,
   checkEveryMs,
@@ -307,19 +307,13 @@ class WorkerPool implements Pool {
   }
 
   /**
-   * Charges a tenant (./ledger.ts) `ms` of a worker's CPU time and `wallMs`
-   * of its wall time; one the charge keeps waiting is looked at again when
-   * its time is back, and when it is no longer busy.
+   * Charges a tenant (./ledger.ts) what it took of a worker; one the charge
+   * keeps waiting is looked at again when its time is back, and when it is no
+   * longer busy.
    */
-  private charge(
-    tenant: string | undefined,
-    ms: number,
-    wallMs: number,
-    now: number,
-    stopped = false,
-  ): void {
+  private charge(tenant: string | undefined, taken: Taken, now: number): void {
     if (tenant === undefined) return;
-    const waits = this.ledger.charge(tenant, ms, now, stopped, wallMs);
+    const waits = this.ledger.charge(tenant, taken, now);
     // A charge's waits follow from the tenant's state after it alone (its time refills linearly
     // from there; ledger test "each charge's waits end just past..."): they replace the earlier
     // ones, so a tenant has at most one timer per wait, not one per request. A wait the new state
@@ -356,7 +350,7 @@ class WorkerPool implements Pool {
     stopped = false,
   ): void {
     const cpu = this.tookMs(slot, cpuMs);
-    this.charge(tenant, cpu, Math.max(now - slot.startedAt, cpu), now, stopped);
+    this.charge(tenant, { cpuMs: cpu, wallMs: Math.max(now - slot.startedAt, cpu), stopped }, now);
   }
 
   /** The CPU time a worker took since its last message, as it tells it (ms); from now on its baseline. */
@@ -467,7 +461,8 @@ class WorkerPool implements Pool {
     this.pending.settle(job, answer);
     // The deadline, and the wall time it held the worker, at least the deadline (out of heap may be sooner).
     const { deadlineMs } = this.limits;
-    this.charge(job.tenant, deadlineMs, Math.max(deadlineMs, now - slot.startedAt), now, true);
+    const wallMs = Math.max(deadlineMs, now - slot.startedAt);
+    this.charge(job.tenant, { cpuMs: deadlineMs, wallMs, stopped: true }, now);
     this.replace(slot, job.tenant);
     this.pump();
   }

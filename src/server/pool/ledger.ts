@@ -6,6 +6,16 @@
 // ./clock.ts's clock): the ledger never reads a clock.
 import { ACTIVE_MS, BURST, BUSY_BELOW, LEDGER_TENANTS, TENANT_SHARE } from "./limits.js";
 
+/** What one request (or a worker's start) took of a worker, as the ledger is charged it. */
+export interface Taken {
+  /** CPU time, ms: what the tenant's time in hand and its waits follow. */
+  cpuMs: number;
+  /** Wall time it held the worker, ms (default: as much as cpuMs): what says whether it is busy. */
+  wallMs?: number;
+  /** It was stopped at a limit: the tenant stays stopped until its time is back in hand. */
+  stopped?: boolean;
+}
+
 export interface Ledger {
   /** All the time a tenant may have in hand, ms: BURST deadlines. */
   readonly full: number;
@@ -26,13 +36,12 @@ export interface Ledger {
   /** Notes that a request of `tenant` starts (for waitsUntil: whether others are active). */
   started(tenant: string, now: number): void;
   /**
-   * Charges `tenant` what one of its requests took of a worker: `ms` of CPU
-   * and `wallMs` of wall time (default: as much); `stopped`: a request
-   * stopped at a limit. Returns in how many ms the charge stops keeping it
-   * waiting: its time back in hand (when it is out of time now), its wall
-   * time no longer busy (when it is busy now); empty when it is neither.
+   * Charges `tenant` what one of its requests took of a worker. Returns in
+   * how many ms the charge stops keeping it waiting: its time back in hand
+   * (when it is out of time now), its wall time no longer busy (when it is
+   * busy now); empty when it is neither.
    */
-  charge(tenant: string, ms: number, now: number, stopped?: boolean, wallMs?: number): number[];
+  charge(tenant: string, taken: Taken, now: number): number[];
   /**
    * The tenants their last charge left busy (out of time among them): of the
    * tenants holding no worker, the only ones that can be waiting.
@@ -92,8 +101,8 @@ export function createLedger(deadlineMs: number): Ledger {
           ? [{ tenant, at: now }, ...recent.slice(1)]
           : [{ tenant, at: now }, ...(last === undefined ? [] : [last])];
     },
-    charge(tenant, ms, now, stoppedNow = false, wallMs = ms) {
-      const inHand = timeInHand(tenant, now) - ms;
+    charge(tenant, { cpuMs, wallMs = cpuMs, stopped: stoppedNow = false }, now) {
+      const inHand = timeInHand(tenant, now) - cpuMs;
       const wall = wallInHand(tenant, now) - wallMs;
       // A tenant stopped lately stays so until its time is back in hand.
       const stillStopped = stopped(tenant) && inHand <= 0;

@@ -24,7 +24,7 @@ const NOW = 1000;
 function ledgerOf(charged: Record<string, number> = {}, active: string[] = []): Ledger {
   const ledger = createLedger(DEADLINE);
   for (const tenant of active) ledger.started(tenant, 0);
-  for (const [tenant, ms] of Object.entries(charged)) ledger.charge(tenant, ms, 0);
+  for (const [tenant, ms] of Object.entries(charged)) ledger.charge(tenant, { cpuMs: ms }, 0);
   return ledger;
 }
 

@@ -18,7 +18,7 @@ type Event =
 function replay(events: readonly Event[]): Ledger {
   const ledger = createLedger(DEADLINE);
   for (const e of events)
-    if ("charge" in e) ledger.charge(e.charge, e.ms, e.at, e.stopped);
+    if ("charge" in e) ledger.charge(e.charge, { cpuMs: e.ms, stopped: e.stopped ?? false }, e.at);
     else ledger.started(e.started, e.at);
   return ledger;
 }
@@ -181,7 +181,7 @@ describe("the pool's tenant ledger", () => {
     const ledger = createLedger(DEADLINE);
     // 200 ms of CPU in 2500 ms held: busy with CPU time in hand.
     ledger.started("b", 0);
-    expect(ledger.charge("a", 200, 0, false, 2500)).to.deep.equal([6001]);
+    expect(ledger.charge("a", { cpuMs: 200, wallMs: 2500 }, 0)).to.deep.equal([6001]);
     expect([ledger.timeInHand("a", 0), ledger.wallInHand("a", 0)]).to.deep.equal([1800, -500]);
     expect(ledger.busy("a", 0)).to.equal(true);
     expect(ledger.waitsUntil("a", 0)).to.equal(0);
@@ -222,7 +222,7 @@ describe("the pool's tenant ledger", () => {
     for (const row of charges)
       it(row.name, () => {
         const ledger = createLedger(DEADLINE);
-        const said = row.ms.map((ms) => ledger.charge("a", ms, 0));
+        const said = row.ms.map((ms) => ledger.charge("a", { cpuMs: ms }, 0));
         expect(said.at(-1)).to.deep.equal(row.changes);
         expect([...ledger.spent()]).to.deep.equal(row.spent ? ["a"] : []);
         expect(ledger.full).to.equal(2000);
@@ -230,8 +230,8 @@ describe("the pool's tenant ledger", () => {
 
     it("a charge that leaves it over half its time: no longer spent", () => {
       const ledger = createLedger(DEADLINE);
-      ledger.charge("a", 2500, 0);
-      expect(ledger.charge("a", 1, 12_000)).to.deep.equal([]);
+      ledger.charge("a", { cpuMs: 2500 }, 0);
+      expect(ledger.charge("a", { cpuMs: 1 }, 12_000)).to.deep.equal([]);
       expect([...ledger.spent()]).to.deep.equal([]);
     });
   });
@@ -249,7 +249,8 @@ describe("the pool's tenant ledger", () => {
         let now = 0;
         for (const c of charges) {
           now += c.after;
-          const waits = ledger.charge("a", c.ms, now, c.stopped, c.ms + c.wallExtra);
+          const taken = { cpuMs: c.ms, wallMs: c.ms + c.wallExtra, stopped: c.stopped };
+          const waits = ledger.charge("a", taken, now);
           const out = ledger.timeInHand("a", now) <= 0;
           const busy = ledger.busy("a", now);
           expect(waits).to.have.length((out ? 1 : 0) + (busy ? 1 : 0));
@@ -273,9 +274,9 @@ describe("the pool's tenant ledger", () => {
   it(`remembers the ${LEDGER_TENANTS} tenants charged last: the one charged longest ago is forgotten`, () => {
     const ledger = createLedger(DEADLINE);
     ledger.started("other", 0);
-    ledger.charge("first", 5000, 0);
-    ledger.charge("second", 5000, 0);
-    for (let i = 0; i < LEDGER_TENANTS - 1; i++) ledger.charge(`t${i}`, 1, 0);
+    ledger.charge("first", { cpuMs: 5000 }, 0);
+    ledger.charge("second", { cpuMs: 5000 }, 0);
+    for (let i = 0; i < LEDGER_TENANTS - 1; i++) ledger.charge(`t${i}`, { cpuMs: 1 }, 0);
     expect(ledger.timeInHand("first", 0)).to.equal(2000);
     expect(ledger.timeInHand("second", 0)).to.equal(-3000);
     expect([...ledger.spent()]).to.deep.equal(["second"]);

@@ -111,8 +111,8 @@ function keptWorker(
     limits: TEN_S,
     ledger: () => {
       const ledger = createLedger(TEN_S.deadlineMs);
-      ledger.charge("tenant-a", charged, 0);
-      ledger.charge("tenant-b", charged, 0);
+      ledger.charge("tenant-a", { cpuMs: charged }, 0);
+      ledger.charge("tenant-b", { cpuMs: charged }, 0);
       return ledger;
     },
     scene: async (pool, clock, refused) => {
@@ -273,13 +273,13 @@ const rows: Row[] = [
     (ledger) => {
       ledger.started("tenant-b", 0);
       // 6000 ms short: back in hand after 24 s at a quarter of a worker; a request waits 6 s at most.
-      ledger.charge("tenant-a", 8000, 0);
+      ledger.charge("tenant-a", { cpuMs: 8000 }, 0);
     },
     "the requests of namespace tenant-a took more worker time lately than its share beside the other namespaces",
   ),
   shareRefusal(
     "the share refusal after a request was stopped at a limit: alone too, saying so",
-    (ledger) => void ledger.charge("tenant-a", 8000, 0, true),
+    (ledger) => void ledger.charge("tenant-a", { cpuMs: 8000, stopped: true }, 0),
     "a request of namespace tenant-a was stopped at a worker's limits lately (WORKER_DEADLINE_MS, WORKER_HEAP_MIB)",
   ),
 ];
@@ -347,7 +347,7 @@ describe("the pool's wakes for a tenant's waits", function () {
     const limits = { workers: 2, heapMib: 64, deadlineMs: 2000 };
     const ledger = createLedger(limits.deadlineMs);
     // Out of time and busy before the first request: each charge keeps it waiting, in two ways.
-    ledger.charge("tenant-a", 8000, 0);
+    ledger.charge("tenant-a", { cpuMs: 8000 }, 0);
     const pool = createPool(
       { catalog, limits, cacheBytes: generationCacheBytes(CACHE_BYTES) },
       clock,
@@ -359,7 +359,7 @@ describe("the pool's wakes for a tenant's waits", function () {
       // Alone, it is not refused: each request runs, and each charge returns both waits.
       for (const salt of ["1", "2", "3", "4", "5"])
         statuses.push((await pool.run(job(typicalRequest("tenant-a", `p${salt}`)))).status);
-      expect(ledger.charge("tenant-a", 0, clock.now())).to.have.length(2);
+      expect(ledger.charge("tenant-a", { cpuMs: 0 }, clock.now())).to.have.length(2);
       expect({ statuses, timers: clock.pending() }).to.deep.equal({
         statuses: [200, 200, 200, 200, 200],
         // The two wakes of the last charge, and the watch on the deadlines armed by the last request.

@@ -230,6 +230,30 @@ interface Run {
   alive: boolean;
 }
 
+/** A worst-case request whose connection was cut before it was answered: the run measured nothing. */
+class CutBeforeAnswered extends Error {
+  constructor(why: string) {
+    super(
+      `a worst-case request's connection was cut before it was answered (${why}): the holders' reconnections cut it while idle`,
+    );
+  }
+}
+
+/** Attempts of one run whose worst-case request is cut (about one run in five was, once). */
+const ATTEMPTS = 3;
+
+/** A run of the worst case, made again when a worst-case request's connection is cut. */
+async function worstCaseRetried(run: number): Promise<{ run: Run; gauge: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await worstCase(run);
+    } catch (err) {
+      if (!(err instanceof CutBeforeAnswered) || attempt >= ATTEMPTS) throw err;
+      console.log(`  run ${run + 1}, attempt ${attempt} of ${ATTEMPTS}: ${err.message}; again`);
+    }
+  }
+}
+
 async function worstCase(run: number): Promise<{ run: Run; gauge: string }> {
   const cgroup = cgroupGauge(run);
   const hook = await startHook({}, cgroup?.cgroup);
@@ -300,10 +324,7 @@ async function worstCase(run: number): Promise<{ run: Run; gauge: string }> {
       }),
     );
     await until(hook, "every worker busy and the hook's budget full", (t) => {
-      if (cut !== undefined)
-        throw new Error(
-          `a worst-case request's connection was cut before it was answered (${cut.message}): the holders' reconnections cut it while idle; run the section again`,
-        );
+      if (cut !== undefined) throw new CutBeforeAnswered(cut.message);
       return (
         sample(t, "llsd_hook_workers_busy") >= workers &&
         sample(t, "llsd_hook_body_budget_held_bytes", '{class="hook"}') >= heldSent + busyBytes
@@ -395,7 +416,7 @@ export async function benchWorst(runs = 3): Promise<boolean> {
   const secure: number[] = [];
   let what = "";
   for (let r = 0; r < runs; r++) {
-    const { run, gauge } = await worstCase(r);
+    const { run, gauge } = await worstCaseRetried(r);
     results.push(run);
     what = gauge;
     plain.push(await connectionCost(r, false));

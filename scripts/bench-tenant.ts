@@ -144,6 +144,9 @@ export async function startHook(env: Record<string, string> = {}, cgroup?: strin
   };
 }
 
+/** Sockets that already ignore an error after their request is done (send). */
+const guarded = new WeakSet<object>();
+
 export function send(
   port: number,
   agent: http.Agent,
@@ -179,6 +182,14 @@ export function send(
       },
     );
     req.on("error", reject);
+    // A body the hook refuses at once (a 503 with Connection: close) is still being written when
+    // the answer is in: the write then fails (EPIPE) on a socket the request has let go of.
+    req.on("socket", (socket) => {
+      // Once a socket: a keep-alive agent hands one socket to many requests.
+      if (guarded.has(socket)) return;
+      guarded.add(socket);
+      socket.on("error", () => undefined);
+    });
     req.end(body);
   });
 }

@@ -94,11 +94,11 @@ export function checkConfigSize(configYaml: string, config: unknown): Problem | 
 }
 
 /**
- * At least the bytes of `value` as Go writes it, counted without writing it,
- * or Infinity past `limit` (or for a value JSON.stringify would write
- * otherwise than its members: toJSON, a boxed primitive, a bigint). Each
- * UTF-16 code unit of a string or key is counted at the most it can take
- * (MAX_GO_BYTES_PER_UNIT); a member JSON leaves out is counted as if written.
+ * A bound on the bytes of `value` as Go writes it (never fewer), counted
+ * without writing it; Infinity past `limit`, and for a value JSON.stringify
+ * would write otherwise than its members (toJSON, a boxed primitive, a
+ * bigint). Each UTF-16 code unit of a string or key counts the most it can
+ * take (MAX_GO_BYTES_PER_UNIT); a member JSON leaves out counts as if written.
  */
 export function goJsonBytesAtMost(value: unknown, limit: number): number {
   let total = 0;
@@ -129,6 +129,7 @@ export function goJsonBytesAtMost(value: unknown, limit: number): number {
       total += 4;
       continue;
     }
+    if (typeof (next as { toJSON?: unknown }).toJSON === "function") return Infinity;
     if (Array.isArray(next)) {
       // Brackets, and a comma after each item.
       total += 2 + next.length;
@@ -137,7 +138,6 @@ export function goJsonBytesAtMost(value: unknown, limit: number): number {
     }
     if (Object.getPrototypeOf(next) !== Object.prototype && Object.getPrototypeOf(next) !== null)
       return Infinity;
-    if (typeof (next as { toJSON?: unknown }).toJSON === "function") return Infinity;
     total += 2;
     for (const key of Object.keys(next)) {
       // The key, its colon and a comma.

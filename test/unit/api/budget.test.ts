@@ -190,6 +190,12 @@ describe("goJsonBytesAtMost", () => {
     ["a Date (toJSON): Infinity", { at: new Date(0) }, 1e6, Infinity],
     ["a Map (another prototype): Infinity", new Map(), 1e6, Infinity],
     ["a bigint: Infinity", [1n], 1e6, Infinity],
+    [
+      "a list with toJSON: Infinity",
+      Object.assign([1], { toJSON: () => "x".repeat(99) }),
+      1e6,
+      Infinity,
+    ],
   ];
   for (const [why, value, limit, bound] of rows)
     it(why, () => expect(goJsonBytesAtMost(value, limit)).to.equal(bound));

@@ -6,6 +6,7 @@
 // object, so it is the one checked; it is checked in either apply mode, since
 // the hook cannot tell which one Metacontroller runs.
 import type { KubeObject } from "./hook.js";
+import { rewritten } from "../lib/json.js";
 import { msg } from "../messages.js";
 import { problem, type Problem } from "../problems.js";
 import { Reason } from "../reasons.js";
@@ -123,13 +124,14 @@ export function goJsonBytesAtMost(value: unknown, limit: number): number {
       case "object":
         break;
       default:
+        // A bigint.
         return Infinity;
     }
     if (next === null) {
       total += 4;
       continue;
     }
-    if (typeof (next as { toJSON?: unknown }).toJSON === "function") return Infinity;
+    if (rewritten(next)) return Infinity;
     if (Array.isArray(next)) {
       // Brackets, and a comma after each item.
       total += 2 + next.length;

@@ -103,7 +103,7 @@ function asJson(value: unknown): unknown {
 }
 
 /** A value JSON.stringify writes as something else than itself, or its own members and items. */
-function rewritten(value: unknown): boolean {
+export function rewritten(value: unknown): boolean {
   if (typeof value === "bigint") return true;
   if (typeof value !== "object" || value === null) return false;
   return (

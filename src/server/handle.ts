@@ -20,7 +20,7 @@ import type { Catalog } from "../config/catalog.js";
 import { admit } from "../admit.js";
 import { convertReview } from "../convert/review.js";
 import { customize } from "../customize.js";
-import { formatPath, isObject, own, scanJson } from "../lib/json.js";
+import { formatPath, isObject, own, rewritten, scanJson } from "../lib/json.js";
 import { sync, type SyncContext } from "../sync.js";
 import { serverMsg } from "../server-messages.js";
 import { dependsOnNow } from "./responses.js";
@@ -193,7 +193,7 @@ export function syncResponseText(response: SyncResponse): string {
     keys[1] !== "children" ||
     statusText === undefined ||
     !Array.isArray(children) ||
-    typeof (children as { toJSON?: unknown }).toJSON === "function"
+    rewritten(children)
   )
     return JSON.stringify(response);
   const items: string[] = [];

@@ -135,7 +135,7 @@ export function goJsonBytesAtMost(value: unknown, limit: number): number {
     if (Array.isArray(next)) {
       // Brackets, and a comma after each item.
       total += 2 + next.length;
-      for (const item of next as unknown[]) stack.push(item);
+      for (const item of next) stack.push(item);
       continue;
     }
     if (Object.getPrototypeOf(next) !== Object.prototype && Object.getPrototypeOf(next) !== null)
@@ -144,7 +144,7 @@ export function goJsonBytesAtMost(value: unknown, limit: number): number {
     for (const key of Object.keys(next)) {
       // The key, its colon and a comma.
       total += 4 + MAX_GO_BYTES_PER_UNIT * key.length;
-      stack.push((next as Record<string, unknown>)[key]);
+      stack.push(Reflect.get(next, key));
     }
   }
   return total > limit ? Infinity : total;

@@ -211,12 +211,8 @@ export function generationKey(input: GenerateInput): string {
  * text never starts with (docs/adr/0009).
  */
 function utf8Exact(text: string): string {
-  return isWellFormed(text) ? text : `\0${JSON.stringify(text)}`;
+  return text.isWellFormed() ? text : `\0${JSON.stringify(text)}`;
 }
-
-/** String.prototype.isWellFormed (ES2024; Node.js 20 and later). */
-const isWellFormed = (text: string): boolean =>
-  (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 export function memoize<R>(fn: (input: GenerateInput) => R, options: MemoOptions<R>): Memoized<R> {
   const cache = "cache" in options ? options.cache : byteCache(options.maxBytes);

@@ -33,6 +33,7 @@ import { parse } from "yaml";
 import { BODY_LIMIT_BYTES } from "../src/server/app.js";
 import { DEFAULT_POOL_LIMITS } from "../src/server/pool/limits.js";
 import { buildRequest, type CaseFile } from "../test/support/harness.js";
+import { hookContainerOf, type HookContainer } from "../test/support/hook-container.js";
 
 const MiB = 2 ** 20;
 
@@ -42,26 +43,13 @@ const MiB = 2 ** 20;
  */
 const HOOK_DIR = process.env["BENCH_HOOK_DIR"] ?? ".";
 
-/** NODE_OPTIONS as the hook's Deployment sets it. */
 /** The hook's container as manifests/hook/deployment.yaml ships it. */
-function shippedContainer() {
-  const doc = parse(readFileSync(join(HOOK_DIR, "manifests/hook/deployment.yaml"), "utf8")) as {
-    spec: {
-      template: {
-        spec: {
-          containers: {
-            env: { name: string; value: string }[];
-            resources: { limits: { memory: string } };
-          }[];
-        };
-      };
-    };
-  };
-  const container = doc.spec.template.spec.containers[0];
-  if (container === undefined) throw new Error("manifests/hook/deployment.yaml: no container");
-  return container;
+function shippedContainer(): HookContainer {
+  const file = "manifests/hook/deployment.yaml";
+  return hookContainerOf(parse(readFileSync(join(HOOK_DIR, file), "utf8")), file);
 }
 
+/** NODE_OPTIONS as the hook's Deployment sets it. */
 export function shippedNodeOptions(): string {
   return shippedContainer().env.find((e) => e.name === "NODE_OPTIONS")?.value ?? "";
 }

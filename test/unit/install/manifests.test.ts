@@ -18,6 +18,7 @@ import {
   COMPOSITE_CONTROLLER_SPEC,
   schemaErrors,
 } from "../../install/compositecontroller-schema.js";
+import { hookContainerOf } from "../../support/hook-container.js";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 type Obj = Record<string, unknown> & {
@@ -382,25 +383,12 @@ describe("install manifests", () => {
 
   it("the hook's pool settings are the defaults, and its heaps, the body budget and the caches stay under the memory limit", () => {
     const deployment = all.find((d) => d.kind === "Deployment" && d.metadata.name === "llsd-hook");
-    const c = (
-      deployment as Obj & {
-        spec: {
-          template: {
-            spec: {
-              containers: {
-                env: { name: string; value: string }[];
-                resources: { limits: { memory: string } };
-              }[];
-            };
-          };
-        };
-      }
-    ).spec.template.spec.containers[0];
-    const env = Object.fromEntries((c?.env ?? []).map((e) => [e.name, e.value]));
+    const c = hookContainerOf(deployment, "the kustomize install");
+    const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
     const limits = poolLimitsFromEnv(env);
     expect(limits).to.deep.equal(DEFAULT_POOL_LIMITS);
     const mainHeap = Number(/--max-old-space-size=(\d+)/.exec(env["NODE_OPTIONS"] ?? "")?.[1]);
-    const limit = Number(/^(\d+)Mi$/.exec(c?.resources.limits.memory ?? "")?.[1]);
+    const limit = Number(/^(\d+)Mi$/.exec(c.resources.limits.memory)?.[1]);
     // docs/operations/hook-server.md, "Sizing": the process about 60 MiB, each worker about 25 beside its heaps.
     const bounds =
       mainHeap +

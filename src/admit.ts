@@ -23,7 +23,7 @@ import { joinProblems } from "./compute-status.js";
 import { OBJECT_BOUNDS, toV1alpha2 } from "./convert/convert.js";
 import { formatPath, jsonEqual, isObject, own, type JsonObject } from "./lib/json.js";
 import { msg } from "./messages.js";
-import { observe } from "./observe.js";
+import { observe, specInputsOf } from "./observe.js";
 import { formatProblem, problem, problemsFromZod, type Problem, type Warning } from "./problems.js";
 import { Reason } from "./reasons.js";
 import { problemsOf, resolve, type Check } from "./resolve.js";
@@ -65,9 +65,9 @@ function checkObject(object: JsonObject, ctx: AdmitContext): Verdict {
     }));
     return { problems, warnings: [] };
   }
-  const observed = observe(parsed.data);
-  const resolution = { ...resolve(observed, ctx), references: LEFT_TO_THE_STATUS };
-  const { check, planned } = plan(resolution, observed, ctx.allowedPodFields);
+  const inputs = specInputsOf(observe(parsed.data));
+  const resolution = { ...resolve(inputs, ctx), references: LEFT_TO_THE_STATUS };
+  const { check, planned } = plan(resolution, inputs, ctx.allowedPodFields);
   return {
     problems: problemsOf(resolution, check),
     warnings: [...resolution.warnings, ...(planned?.warnings ?? [])],

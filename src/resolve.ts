@@ -7,7 +7,7 @@ import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/sche
 import { DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/networking.js";
 import { DEFAULT_DATA_DIR } from "./api/workload.js";
 import type { Desired, DesiredConfig } from "./desired.js";
-import { CONTAINER_NAME, RELEASE_LABEL } from "./children/labels.js";
+import { RELEASE_LABEL } from "./children/labels.js";
 import { specBindings, type SpecBindings } from "./config/bindings.js";
 import type { Catalog } from "./config/catalog.js";
 import { sha256Hex } from "./config/canonical.js";
@@ -23,7 +23,7 @@ import { checkOverrideTls, serverSection } from "./config/server-section.js";
 import { CONFIG_FILE } from "./container.js";
 import { checkOverrideTrust } from "./config/trust.js";
 import { msg } from "./messages.js";
-import type { Observed, Related } from "./observe.js";
+import type { ReleaseHistory, Related, SpecInputs } from "./observe.js";
 import { problem, problemsFromZod, type Problem, type Result, type Warning } from "./problems.js";
 import { ConditionReason, Reason } from "./reasons.js";
 import { collectReferences, type Reference } from "./references.js";
@@ -106,13 +106,13 @@ export function parseSpec(spec: unknown, name: string): Result<Spec> {
       };
 }
 
-export function resolve(observed: Observed, ctx: ResolveContext): Resolution {
+export function resolve(observed: SpecInputs, ctx: ResolveContext): Resolution {
   const spec = parseSpec(observed.spec, observed.name);
   if (!spec.ok) return invalid(spec.problems);
   // A parent converted from v1alpha1 may keep fields it cannot apply (src/convert/notes.ts).
   const converted = observed.conversion;
   if (converted.errors.length > 0) return invalid(converted.errors, converted.warnings);
-  const recorded = recordedRelease(spec.value.distribution.name, observed, ctx.catalog);
+  const recorded = recordedRelease(spec.value.distribution.name, observed.history, ctx.catalog);
   const distribution = resolveDistribution(spec.value.distribution, ctx.catalog, recorded);
   if (!distribution.ok)
     return invalid(distribution.problems, [...converted.warnings, ...distribution.warnings]);
@@ -303,21 +303,18 @@ const RELEASE = /^\d+\.\d+\.\d+$/;
 
 export function recordedRelease(
   name: string | undefined,
-  observed: Pick<Observed, "status" | "deployment">,
+  history: ReleaseHistory,
   catalog: Catalog,
 ): RecordedRelease | undefined {
   if (name === undefined) return undefined;
   const images = own(catalog.images, name) ?? {};
-  const status = observed.status.resolvedDistribution;
+  const status = history.resolved;
   // Only a release-shaped value: it is repeated in the status if no longer supported.
   if (status?.name === name && status.release !== undefined && RELEASE.test(status.release))
     return { release: status.release, from: "status.resolvedDistribution.release" };
-  const label = own(observed.deployment?.metadata.labels, RELEASE_LABEL);
+  const { label, image: running } = history;
   if (label !== undefined && own(images, label) !== undefined)
     return { release: label, from: msg.recordedFromLabel(RELEASE_LABEL) };
-  const running = observed.deployment?.spec?.template?.spec?.containers?.find(
-    (c) => c.name === CONTAINER_NAME,
-  )?.image;
   const byImage = Object.keys(images).find(
     (r) => running !== undefined && own(images, r)?.image === running,
   );

@@ -16,9 +16,9 @@ import {
 import { planChildren } from "./children/plan.js";
 import { jsonEqual } from "./lib/json.js";
 import { msg } from "./messages.js";
-import type { Observed, ObservedDeployment } from "./observe.js";
+import type { Observed, ObservedDeployment, SpecInputs } from "./observe.js";
 import { formatProblem, type Problem, type Warning } from "./problems.js";
-import { problemsOf, type Check, type Resolution } from "./resolve.js";
+import { problemsOf, resolve, type Check, type Resolution, type ResolveContext } from "./resolve.js";
 
 /** What the children rung did. */
 export interface Returned {
@@ -40,12 +40,11 @@ export type ReturnedChildren =
 
 /** The children this sync returns: built when every check passed, else kept as applied. */
 export function returnChildren(
-  resolution: Resolution,
+  specPlan: SpecPlan,
   observed: Observed,
   parent: Parent,
-  allowedPodFields?: ReadonlySet<string>,
 ): ReturnedChildren {
-  const { check, planned } = plan(resolution, observed, allowedPodFields);
+  const { resolution, check, planned } = specPlan;
   return planned === undefined
     ? keepApplied(problemsOf(resolution, check), check, observed, parent)
     : withKept(planned, observed, parent);
@@ -71,15 +70,15 @@ export interface Plan {
  */
 export function plan(
   resolution: Resolution,
-  observed: Observed,
+  inputs: Pick<SpecInputs, "claim" | "childGroups">,
   allowedPodFields: ReadonlySet<string> | undefined,
 ): Plan {
   const desired = resolution.desired;
   if (desired === undefined) return { check: undefined, planned: undefined };
   const result = planChildren({
     desired,
-    observedChildren: observed.children,
-    childGroups: observed.childGroups,
+    observedChildren: inputs.claim === undefined ? [] : [inputs.claim],
+    childGroups: new Set(inputs.childGroups),
     allowedPodFields,
   });
   if (!result.ok) return { check: { ok: false, problems: result.problems }, planned: undefined };
@@ -87,6 +86,24 @@ export function plan(
   if (problemsOf(resolution, check).length > 0) return { check, planned: undefined };
   const { children, desiredDeployment: deployment, warnings } = result;
   return { check, planned: { children, deployment, warnings } };
+}
+
+/** The spec's side of a sync: the second rung and the children's plan. */
+export interface SpecPlan extends Plan {
+  resolution: Resolution;
+}
+
+/**
+ * The spec's side of a sync, worked out from `inputs` alone (observe.ts,
+ * SpecInputs) and the process's fixed context: the same inputs give the same
+ * plan, so the edge may reuse one for as long as they do (server/memo.ts).
+ */
+export function planSpec(
+  inputs: SpecInputs,
+  ctx: ResolveContext & { allowedPodFields?: ReadonlySet<string> | undefined },
+): SpecPlan {
+  const resolution = resolve(inputs, ctx);
+  return { resolution, ...plan(resolution, inputs, ctx.allowedPodFields) };
 }
 
 /**

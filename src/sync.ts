@@ -7,15 +7,17 @@ import type { SyncRequest, SyncResponse } from "./api/hook.js";
 import { canonicalObject } from "./children/canonical.js";
 import { DEFAULT_FIELD_MANAGER } from "./children/managed-fields.js";
 import { computeStatus } from "./compute-status.js";
-import { observe } from "./observe.js";
-import { resolve, type ResolveContext } from "./resolve.js";
-import { returnChildren } from "./return-children.js";
+import { observe, specInputsOf, type SpecInputs } from "./observe.js";
+import type { ResolveContext } from "./resolve.js";
+import { planSpec, returnChildren, type SpecPlan } from "./return-children.js";
 
 export interface SyncContext extends ResolveContext {
   /** Metacontroller's server-side apply field manager (default "metacontroller"). */
   fieldManager?: string;
   /** What whoever runs the hook allows past the confused-deputy rule (ALLOWED_POD_FIELDS). */
   allowedPodFields?: ReadonlySet<string>;
+  /** planSpec with this context, possibly memoized by the edge (server/memo.ts). */
+  planSpec?: (inputs: SpecInputs) => SpecPlan;
 }
 
 export type SyncOutcome =
@@ -23,11 +25,13 @@ export type SyncOutcome =
 
 export function sync(request: SyncRequest, now: string, ctx: SyncContext): SyncOutcome {
   const observed = observe(request);
-  const resolution = resolve(observed, ctx);
+  const inputs = specInputsOf(observed);
+  const specPlan = ctx.planSpec === undefined ? planSpec(inputs, ctx) : ctx.planSpec(inputs);
   const fieldManager = ctx.fieldManager ?? DEFAULT_FIELD_MANAGER;
   const parent = { name: observed.name, namespace: observed.namespace, fieldManager };
-  const returned = returnChildren(resolution, observed, parent, ctx.allowedPodFields);
+  const returned = returnChildren(specPlan, observed, parent);
   if (returned.kind === "conflict") return returned;
+  const { resolution } = specPlan;
   const status = computeStatus({ now, observed, resolution, returned });
   return {
     kind: "ok",

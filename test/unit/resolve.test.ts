@@ -2,7 +2,7 @@
 import { expect } from "chai";
 import type { KubeObject } from "../../src/api/hook.js";
 import type { Status } from "../../src/api/status.js";
-import type { ObservedDeployment, Related } from "../../src/observe.js";
+import { releaseHistory, type ObservedDeployment, type Related } from "../../src/observe.js";
 import type { Reference } from "../../src/references.js";
 import { checkReferences, inputsHash, parseSpec, recordedRelease } from "../../src/resolve.js";
 import { loadCatalog } from "../../src/edge/load-catalog.js";
@@ -180,7 +180,9 @@ describe("recordedRelease", () => {
   ];
   for (const [what, name, status, deployment, want] of rows)
     it(what, () =>
-      expect(recordedRelease(name, { status, deployment }, catalog)).to.deep.equal(want),
+      expect(recordedRelease(name, releaseHistory({ status, deployment }), catalog)).to.deep.equal(
+        want,
+      ),
     );
 });
 

@@ -6,7 +6,7 @@
 // resolve() carries them in Desired, so no stage parses a version string. A
 // custom image (distribution.image) runs an unknown release: no facts, and
 // each reader says what an unknown release gets.
-import { own } from "./lib/json.js";
+import { deepFreeze, own } from "./lib/json.js";
 
 /** How the server reads its config path and port from the environment. */
 interface ServerEnvNames {
@@ -20,15 +20,6 @@ interface ServerEnvNames {
  * (config/base-config.ts applies each to a custom base before checking it).
  */
 export type ParseMigration = "prompts-kv-to-sql" | "connectors-kv-to-sql";
-
-/** `value`, and everything in it, frozen: the facts are shared by every reader. */
-function deeplyFrozen<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const v of Object.values(value)) deeplyFrozen(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /** What changes from a release on; a row leaves unsaid what stays as before. */
 interface ReleaseRow {
@@ -53,7 +44,7 @@ interface ReleaseRow {
 /** The oldest row says every fact. */
 type FirstRow = Required<Omit<ReleaseRow, "added" | "removed" | "renamed" | "parses">> & ReleaseRow;
 
-export const RELEASE_TABLE: readonly [FirstRow, ...ReleaseRow[]] = deeplyFrozen([
+export const RELEASE_TABLE: readonly [FirstRow, ...ReleaseRow[]] = deepFreeze([
   {
     from: "0.0.0",
     product: "Llama Stack",

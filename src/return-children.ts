@@ -18,7 +18,13 @@ import { jsonEqual } from "./lib/json.js";
 import { msg } from "./messages.js";
 import type { Observed, ObservedDeployment, SpecInputs } from "./observe.js";
 import { formatProblem, type Problem, type Warning } from "./problems.js";
-import { problemsOf, resolve, type Check, type Resolution, type ResolveContext } from "./resolve.js";
+import {
+  problemsOf,
+  resolve,
+  type Check,
+  type Resolution,
+  type ResolveContext,
+} from "./resolve.js";
 
 /** What the children rung did. */
 export interface Returned {

@@ -28,7 +28,7 @@ import {
 } from "yaml";
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { msg } from "../messages.js";
-import { formatPath } from "../lib/json.js";
+import { deepFreeze, formatPath } from "../lib/json.js";
 
 export interface YamlBounds extends Bounds {
   /** Bytes of text, as UTF-8. */
@@ -285,16 +285,6 @@ const BYTES_PER_NODE = 128;
 const answers = new Map<string, { read: YamlRead; bytes: number }>();
 let heldBytes = 0;
 
-/** Freezes a value and everything in it, iteratively (its depth is bounded already). */
-function freezeAll(value: unknown): void {
-  const stack = [value];
-  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
-    if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
-    Object.freeze(v);
-    stack.push(...Object.values(v));
-  }
-}
-
 /**
  * readYaml with the default bounds, its answer kept by text (least recently
  * used first out). The value is frozen: callers share it.
@@ -308,7 +298,7 @@ export function readYamlOnce(text: string, options: Omit<YamlReadOptions, "bound
     return hit.read;
   }
   const read = readYaml(text, options);
-  if (read.ok) freezeAll(read.value);
+  if (read.ok) deepFreeze(read.value);
   const bytes = 2 * key.length + (read.ok ? BYTES_PER_NODE * read.nodes : 0);
   if (bytes > CACHE_BYTES / 4) return read;
   answers.set(key, { read, bytes });

@@ -11,7 +11,7 @@
 import { LLAMA_APIS, type LlamaApi } from "../api/llama-apis.js";
 import type { ReleaseData } from "./catalog.js";
 import { dialectOf, type Dialect } from "./dialect.js";
-import { clone, isObject, own, type Json, type JsonObject } from "../lib/json.js";
+import { clone, deepFreeze, isObject, own, type Json, type JsonObject } from "../lib/json.js";
 
 /** A Llama Stack API that takes providers, in any supported release (snake_case). */
 export type Api = LlamaApi;
@@ -314,13 +314,6 @@ export function baseConfigOf(release: ReleaseData, distribution: string): StackC
     baseConfigs.set(doc, config);
   }
   return config;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
-  return value;
 }
 
 // ------------------------------------------------------------------ write

@@ -17,6 +17,26 @@ export function own<T>(obj: Readonly<Record<string, T>> | undefined, key: string
   return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
+/**
+ * `value` with every object and array in it frozen, itself included: a value
+ * shared between requests (a memo's) cannot be changed by one of them, and a
+ * change attempted throws (modules run in strict mode). An object frozen
+ * already is not walked again: src/ freezes with this function only (the
+ * dialect's functions and a Map's entries aside), so a frozen object is frozen
+ * all the way down, which caches keyed by a frozen child's identity rely on
+ * (children/canonical.ts, server/handle.ts).
+ */
+export function deepFreeze<T>(value: T): T {
+  // A stack, not recursion: a value as deep as its bounds allow must not overflow the call stack.
+  const stack: unknown[] = [value];
+  for (let v = stack.pop(); stack.length > 0 || v !== undefined; v = stack.pop()) {
+    if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    for (const member of Object.values(v)) stack.push(member);
+  }
+  return value;
+}
+
 /** Only keys with a value: the API server drops empty fields, and what we return must match what it stores. */
 export function defined<T extends object>(obj: { [K in keyof T]?: T[K] | undefined }): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;

@@ -347,13 +347,13 @@ function handleErrors(logger: Logger) {
   };
 }
 
-/** The caches' and the pool's figures for the metrics: the response tier here, the generation tiers in the workers. */
+/** The caches' and the pool's figures for the metrics: the response tier here, the generation and plan tiers in the workers. */
 function watch(metrics: HookMetrics, pool: Pool, cache: ByteCache, cacheBytes: number): void {
   metrics.watchCache(
     {
       tierStats: (): Record<string, TierStats> => ({
         ...cache.tierStats(),
-        generation: pool.stats().generation,
+        ...pool.stats().tiers,
       }),
     },
     cacheBytes,

@@ -176,6 +176,19 @@ function badRequest(error: z.ZodError): Answer {
   });
 }
 
+/** The JSON text of each frozen child met (children/canonical.ts), kept while it lives. */
+const childTexts = new WeakMap<object, string | undefined>();
+
+/** JSON.stringify(child), worked out once for a frozen child, which cannot change. */
+function childText(child: unknown): string | undefined {
+  if (typeof child !== "object" || child === null || !Object.isFrozen(child))
+    return JSON.stringify(child);
+  if (childTexts.has(child)) return childTexts.get(child);
+  const text = JSON.stringify(child);
+  childTexts.set(child, text);
+  return text;
+}
+
 /**
  * The bytes res.json would send for a sync response (JSON.stringify: no
  * replacer, no spaces), written a member and a child at a time: the same text,
@@ -198,7 +211,7 @@ export function syncResponseText(response: SyncResponse): string {
     return JSON.stringify(response);
   const items: string[] = [];
   // An item JSON leaves out (or a hole) is written as null, as in an array.
-  for (let i = 0; i < children.length; i++) items.push(JSON.stringify(children[i]) ?? "null");
+  for (let i = 0; i < children.length; i++) items.push(childText(children[i]) ?? "null");
   return `{"status":${statusText},"children":[${items.join(",")}]}`;
 }
 

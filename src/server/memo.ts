@@ -1,17 +1,26 @@
 // The edge's caches. Metacontroller re-syncs every parent periodically with
-// unchanged input, so most calls repeat an earlier one. Two tiers share one
+// unchanged input, so most calls repeat an earlier one. Three tiers share one
 // budget of bytes (CACHE_MIB), bounded by what the values hold, not by their
 // count (one large config weighs as much as hundreds of small ones), least
 // recently used first out:
+//   - the spec's plan (return-children.ts, planSpec: the resolution and the
+//     children), keyed by the object-hash (sha256) of everything it reads of
+//     the request (observe.ts, SpecInputs), docs/adr/0009: it serves requests
+//     whose observed children or status changed but whose spec and references
+//     did not, the usual reason the whole response is not cached;
 //   - config generation, keyed by the object-hash (sha256) of the inputs that
 //     matter (the spec, the resolved distribution, env names, server settings,
 //     a custom image's base config text), docs/adr/0009:
-//     it serves requests whose observed objects changed but whose spec did not;
+//     it serves requests whose plan changed but whose config did not;
 //   - whole sync responses, keyed by the request's bytes (./responses.ts).
 // The catalog and the app's options are fixed per process, so neither is in a key.
 import { createHash } from "node:crypto";
 import objectHash from "object-hash";
 import type { GenerateInput } from "../config/generate.js";
+import { measure } from "../api/bounds.js";
+import { deepFreeze } from "../lib/json.js";
+import type { SpecInputs } from "../observe.js";
+import type { SpecPlan } from "../return-children.js";
 
 interface CacheStats {
   entries: number;
@@ -188,9 +197,16 @@ export function keyText(value: unknown): string {
   return out.join("");
 }
 
+/** sha256 of the key text of a tree of JSON values. */
+function keyOf(tree: unknown): string {
+  return createHash("sha256")
+    .update(utf8Exact(keyText(tree)), "utf8")
+    .digest("base64");
+}
+
 /** The key of a generation: what generateConfig reads besides the fixed catalog. */
 export function generationKey(input: GenerateInput): string {
-  const inputs = {
+  return keyOf({
     spec: input.spec,
     distribution: input.distribution,
     env: input.userEnvNames,
@@ -198,11 +214,35 @@ export function generationKey(input: GenerateInput): string {
     server: input.server ?? null,
     // A custom image's base config: its text is read, not only its name.
     base: input.base ?? null,
-  };
-  return createHash("sha256")
-    .update(utf8Exact(keyText(inputs)), "utf8")
-    .digest("base64");
+  });
 }
+
+/**
+ * The inputs of a spec's plan as a tree of JSON values: all of them (planSpec
+ * reads nothing else), the related objects' maps as their entries (in the
+ * order observe.ts made them, which their names fix). A Secret holds no value
+ * by then (observe.ts).
+ */
+function planKeyTree(inputs: SpecInputs): unknown {
+  const { related, ...rest } = inputs;
+  return { ...rest, secrets: [...related.secrets], configMaps: [...related.configMaps] };
+}
+
+/** The key of a spec's plan. */
+export function specPlanKey(inputs: SpecInputs): string {
+  return keyOf(planKeyTree(inputs));
+}
+
+/**
+ * The largest inputs a plan is kept for. keyText recurses, and a request may
+ * hold any depth; keying costs time in the inputs' size, which a request's
+ * related objects can make 100,000s of values its plan never reads. A real
+ * plan's inputs are a spec within its bounds (api/bounds.ts: 32 deep, 1,024
+ * entries an object, 50,000 values), a claim and a few related objects of a
+ * few keys each: anything larger is planned afresh, as it was before plans
+ * were kept (measure stops at the first bound broken).
+ */
+const PLAN_KEY_BOUNDS = { maxDepth: 64, maxEntries: 1024, maxNodes: 60_000 } as const;
 
 /**
  * `text` when UTF-8 holds it exactly; otherwise (a lone surrogate, which only a
@@ -212,6 +252,30 @@ export function generationKey(input: GenerateInput): string {
  */
 function utf8Exact(text: string): string {
   return text.isWellFormed() ? text : `\0${JSON.stringify(text)}`;
+}
+
+/**
+ * planSpec memoized in `cache`'s "plan" tier. A plan is shared by every request
+ * with the same inputs, so it is frozen before it is kept: a rung that tried to
+ * change it would throw rather than change another request's answer.
+ */
+export function memoizePlans(
+  fn: (inputs: SpecInputs) => SpecPlan,
+  cache: ByteCache,
+  sizeOf: (value: SpecPlan) => number,
+): (inputs: SpecInputs) => SpecPlan {
+  const plans = cache.tier<SpecPlan>("plan");
+  return (inputs) => {
+    const tree = planKeyTree(inputs);
+    // Too large to key (or holding a __proto__ key): planned afresh, never kept.
+    if (measure(tree, PLAN_KEY_BOUNDS).problem !== undefined) return fn(inputs);
+    const key = keyOf(tree);
+    const hit = plans.get(key);
+    if (hit !== undefined) return hit;
+    const value = deepFreeze(fn(inputs));
+    plans.set(key, value, sizeOf(value));
+    return value;
+  };
 }
 
 export function memoize<R>(fn: (input: GenerateInput) => R, options: MemoOptions<R>): Memoized<R> {

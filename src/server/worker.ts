@@ -7,9 +7,10 @@ import { deserialize } from "node:v8";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Catalog } from "../config/catalog.js";
 import { generateConfig } from "../config/generate.js";
+import { planSpec } from "../return-children.js";
 import type { Answer } from "./answer.js";
 import { answer, identify, internalError, read, textOf, type Identity } from "./handle.js";
-import { byteCache, memoize } from "./memo.js";
+import { byteCache, memoize, memoizePlans } from "./memo.js";
 import { ownCpuMs, ownThreadId } from "./pool/cpu.js";
 import type { JobMessage, VerdictMessage, WorkerData, WorkerMessage } from "./pool/protocol.js";
 import { moving, owned } from "./transfer.js";
@@ -25,7 +26,7 @@ const generate = memoize(generateConfig, {
   // Strings may be held two bytes a character; a fixed overhead per entry.
   sizeOf: (result) => 1024 + 2 * JSON.stringify(result).length,
 });
-const ctx = {
+const fixed = {
   catalog,
   generate,
   ...(data.fieldManager === undefined ? {} : { fieldManager: data.fieldManager }),
@@ -33,21 +34,26 @@ const ctx = {
     ? {}
     : { allowedPodFields: new Set(data.allowedPodFields) }),
 };
+const ctx = {
+  ...fixed,
+  // A plan, its children's canonical forms and JSON texts (children/canonical.ts,
+  // handle.ts) held 2.3–2.7 bytes a character of the plan's JSON (a typical and
+  // a large spec, measured on Node.js 24): three, and a fixed overhead per entry.
+  planSpec: memoizePlans(
+    (inputs) => planSpec(inputs, fixed),
+    cache,
+    (plan) => 1024 + 3 * JSON.stringify(plan).length,
+  ),
+};
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) =>
   port.postMessage(message, transfer);
 
 /** The answer's bytes go to the main thread without a copy (they are this worker's own buffer). */
 function send(id: number, out: Answer): void {
-  const generation = cache.tierStats()["generation"] ?? {
-    entries: 0,
-    bytes: 0,
-    hits: 0,
-    misses: 0,
-  };
   const body = owned(out.body);
   const answer = { ...out, body };
-  post({ type: "answer", id, answer, generation, cpuMs: ownCpuMs() }, moving(body));
+  post({ type: "answer", id, answer, tiers: cache.tierStats(), cpuMs: ownCpuMs() }, moving(body));
 }
 
 let waiting: { id: number; resolve: (go: boolean) => void } | undefined;
@@ -101,10 +107,10 @@ port.on("message", (message: JobMessage | VerdictMessage) => {
 
 /**
  * The usual requests once before the first real one (./warm-up.ts), answered
- * without the generation cache so that it starts empty.
+ * without the caches so that they start empty.
  */
 function warmUp(): void {
-  const plain = { ...ctx, generate: generateConfig };
+  const plain = { ...fixed, generate: generateConfig };
   for (const job of warmUpJobs()) {
     const got = read(job.route, textOf(job));
     if (got.ok) answer(job, got, plain);

@@ -28,7 +28,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.js";
 /** test/golden: the cases, and the files a case names by path. */
 const GOLDEN_DIR = join(import.meta.dirname, "..", "golden");
 export const CASES_DIR = join(GOLDEN_DIR, "cases");
-const NOW = "2026-11-01T12:00:00Z";
+export const NOW = "2026-11-01T12:00:00Z";
 const APPLIED_AT = "2026-11-01T11:00:00Z";
 
 interface RelatedSpec {

@@ -50,7 +50,7 @@ export type { PoolEvents } from "./pending.js";
 export interface PoolOptions {
   catalog: Catalog;
   limits: PoolLimits;
-  /** Bytes the workers' generation caches may hold together (each an equal part). */
+  /** Bytes the workers' caches (generation and plan tiers) may hold together (each an equal part). */
   cacheBytes: number;
   fieldManager?: string;
   /** What the confused-deputy rule lets pods have (ALLOWED_POD_FIELDS; default nothing). */
@@ -64,8 +64,8 @@ interface PoolStats {
   /** Requests the workers answered, and workers replaced (past a deadline, out of heap), since the pool was made. */
   answered: number;
   replaced: number;
-  /** The workers' generation caches together (hits and misses of replaced workers included). */
-  generation: TierStats;
+  /** The workers' cache tiers (generation, plan) by name, together (hits and misses of replaced workers included). */
+  tiers: Record<string, TierStats>;
 }
 
 export interface Pool {
@@ -108,7 +108,8 @@ interface Slot {
   retired: boolean;
   /** The error it reported before exiting, if any. */
   error?: { code?: string; message: string };
-  generation: TierStats;
+  /** Its cache's tiers at its last answer. */
+  tiers: Record<string, TierStats>;
   /** A worker starting in place of one stopped on this tenant's request: the tenant holds it until it is ready. */
   heldBy?: string | undefined;
 }
@@ -124,8 +125,8 @@ class WorkerPool implements Pool {
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private readonly pending: PendingRequests = pendingRequests();
-  /** Hits and misses of the generation caches of workers that were replaced. */
-  private readonly retiredStats = noStats();
+  /** Hits and misses of the cache tiers of workers that were replaced, by tier. */
+  private readonly retiredStats = new Map<string, TierStats>();
   private answered = 0;
   private replaced = 0;
   private startedAt: number | undefined;
@@ -206,20 +207,23 @@ class WorkerPool implements Pool {
   }
 
   stats(): PoolStats {
-    const generation = { ...this.retiredStats, entries: 0, bytes: 0 };
-    for (const { generation: g } of this.slots) {
-      generation.entries += g.entries;
-      generation.bytes += g.bytes;
-      generation.hits += g.hits;
-      generation.misses += g.misses;
-    }
+    const tiers: Record<string, TierStats> = {};
+    for (const [name, retired] of this.retiredStats) tiers[name] = { ...retired };
+    for (const slot of this.slots)
+      for (const [name, g] of Object.entries(slot.tiers)) {
+        const sum = (tiers[name] ??= noStats());
+        sum.entries += g.entries;
+        sum.bytes += g.bytes;
+        sum.hits += g.hits;
+        sum.misses += g.misses;
+      }
     return {
       workers: this.slots.length,
       busy: this.slots.filter((s) => s.job !== undefined).length,
       queued: this.queue.length,
       answered: this.answered,
       replaced: this.replaced,
-      generation,
+      tiers,
     };
   }
 
@@ -407,7 +411,7 @@ class WorkerPool implements Pool {
       ask,
       ready: false,
       retired: false,
-      generation: noStats(),
+      tiers: {},
       startedAt: this.clock.now(),
       cpuAt: 0,
     };
@@ -424,8 +428,12 @@ class WorkerPool implements Pool {
 
   /** A new worker in the place of one stopped on a request of `tenant` (which holds it until it is ready). */
   private replace(slot: Slot, tenant?: string): void {
-    this.retiredStats.hits += slot.generation.hits;
-    this.retiredStats.misses += slot.generation.misses;
+    for (const [name, g] of Object.entries(slot.tiers)) {
+      const retired = this.retiredStats.get(name) ?? noStats();
+      retired.hits += g.hits;
+      retired.misses += g.misses;
+      this.retiredStats.set(name, retired);
+    }
     const index = this.slots.indexOf(slot);
     if (index === -1 || this.closed) return;
     this.replaced += 1;
@@ -522,7 +530,7 @@ class WorkerPool implements Pool {
       job.handedBack = false;
       this.enqueue(job);
     } else {
-      slot.generation = message.generation;
+      slot.tiers = message.tiers;
       this.answered += 1;
       this.pending.settle(job, message.answer);
     }

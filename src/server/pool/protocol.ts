@@ -57,4 +57,11 @@ export type WorkerMessage =
   | { type: "ready"; tid?: number; cpuMs: number }
   | { type: "read"; id: number; tenant: string; parent?: string; ask: boolean }
   | { type: "handedBack"; id: number; body: Uint8Array | null; cpuMs: number }
-  | { type: "answer"; id: number; answer: Answer; generation: TierStats; cpuMs: number };
+  | {
+      type: "answer";
+      id: number;
+      answer: Answer;
+      /** The worker's cache tiers by name. */
+      tiers: Record<string, TierStats>;
+      cpuMs: number;
+    };

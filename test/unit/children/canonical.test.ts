@@ -3,6 +3,7 @@
 // in order, undefined dropped.
 import { expect } from "chai";
 import { canonicalObject } from "../../../src/children/canonical.js";
+import { deepFreeze } from "../../../src/lib/json.js";
 
 const keys = (value: unknown): string[] => Object.keys(value as object);
 
@@ -42,6 +43,20 @@ describe("canonicalObject", () => {
   ];
   for (const [why, given, text] of rows)
     it(why, () => expect(JSON.stringify(canonicalObject(given))).to.equal(text));
+
+  for (const [why, given, text] of rows)
+    it(`frozen: ${why}, worked out once and frozen too`, () => {
+      const frozen = deepFreeze(structuredClone(given));
+      const form = canonicalObject(frozen);
+      expect(JSON.stringify(form)).to.equal(text);
+      expect(canonicalObject(frozen)).to.equal(form);
+      expect(Object.isFrozen(form)).to.equal(true);
+    });
+
+  it("an object that is not frozen gets a form of its own each time", () => {
+    const given = { spec: { b: 1, a: 2 }, kind: "K" };
+    expect(canonicalObject(given)).to.not.equal(canonicalObject(given));
+  });
 
   it("is the same whatever the order it is given in", () => {
     const a = canonicalObject({ kind: "K", apiVersion: "v1", spec: { b: 1, a: 2 } });

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   canonicalJson,
   compareStrings,
+  deepFreeze,
   deepMerge,
   formatPath,
   isObject,
@@ -238,6 +239,46 @@ describe("scanJson", () => {
       undefined,
     ]);
     expect(scanJson("[1,2]", { paths }).found).to.deep.equal([undefined, undefined]);
+  });
+});
+
+describe("deepFreeze", () => {
+  /** Every object and array reachable from `value`, itself included. */
+  const containers = (value: unknown): object[] =>
+    typeof value !== "object" || value === null
+      ? []
+      : [value, ...Object.values(value).flatMap(containers)];
+  const rows: { what: string; value: unknown }[] = [
+    { what: "a primitive is given back", value: 3 },
+    { what: "null", value: null },
+    { what: "nested objects and arrays", value: { a: [{ b: { c: [1, 2] } }, undefined], d: "x" } },
+    { what: "an array at the top", value: [[], {}, [[{ e: null }]]] },
+    { what: "a __proto__ own key", value: JSON.parse('{"__proto__": {"x": {"y": 1}}}') as unknown },
+  ];
+  for (const row of rows)
+    it(`${row.what}: the same value, every container frozen`, () => {
+      expect(deepFreeze(row.value)).to.equal(row.value);
+      for (const c of containers(row.value)) expect(Object.isFrozen(c)).to.equal(true);
+    });
+
+  it("freezes 100,000 levels without overflowing the stack", () => {
+    let deep: unknown = { end: {} };
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    deepFreeze(deep);
+    let at: unknown = deep;
+    while (Array.isArray(at)) {
+      expect(Object.isFrozen(at)).to.equal(true);
+      at = at[0];
+    }
+    expect(Object.isFrozen((at as { end: object }).end)).to.equal(true);
+  });
+
+  it("does not walk into an object frozen already", () => {
+    const inner = { open: {} };
+    const value = { shallow: Object.freeze(inner) };
+    deepFreeze(value);
+    expect(Object.isFrozen(value)).to.equal(true);
+    expect(Object.isFrozen(inner.open)).to.equal(false);
   });
 });
 

@@ -156,10 +156,11 @@ describe("hook metrics", function () {
       );
     const hits = await byCache("llsd_hook_cache_hits_total");
     expect(hits["response"]).to.equal(1);
-    expect(Object.keys(hits).sort()).to.deep.equal(["generation", "response"]);
+    expect(Object.keys(hits).sort()).to.deep.equal(["generation", "plan", "response"]);
     expect((await byCache("llsd_hook_cache_misses_total"))["response"]).to.equal(7);
     expect((await byCache("llsd_hook_cache_bytes"))["response"]).to.be.greaterThan(0);
     expect((await byCache("llsd_hook_cache_entries"))["generation"]).to.be.greaterThan(0);
+    expect((await byCache("llsd_hook_cache_entries"))["plan"]).to.be.greaterThan(0);
   });
 
   it("never shows a parent's name with the per-parent series off and without METRICS_PARENT_LABELS", async () => {

@@ -1,0 +1,169 @@
+// The worker's plan memo (server/memo.ts, memoizePlans): a sync answered from a
+// kept plan is the same bytes as one planned afresh, for every golden case and
+// across cases sharing one cache; the key reads every input a plan reads, and
+// no Secret's value; inputs too large to key are planned afresh and not kept.
+import { expect } from "chai";
+import type { KubeObject, SyncRequest } from "../../../src/api/hook.js";
+import { generateConfig } from "../../../src/config/generate.js";
+import { loadCatalog } from "../../../src/edge/load-catalog.js";
+import { observe, relatedOf, specInputsOf, type SpecInputs } from "../../../src/observe.js";
+import { planSpec } from "../../../src/return-children.js";
+import { syncResponseText } from "../../../src/server/handle.js";
+import { byteCache, memoizePlans, specPlanKey } from "../../../src/server/memo.js";
+import { sync, type SyncOutcome } from "../../../src/sync.js";
+import { buildRequest, loadCases, NOW } from "../../support/harness.js";
+
+const catalog = loadCatalog();
+const fixed = { catalog, generate: generateConfig };
+
+const textOf = (outcome: SyncOutcome): string =>
+  outcome.kind === "ok" ? syncResponseText(outcome.response) : `conflict: ${outcome.message}`;
+
+/** A memoized context as a worker makes one, and its cache. */
+function memoized(maxBytes = 64 << 20) {
+  const cache = byteCache(maxBytes);
+  const planSpecMemo = memoizePlans(
+    (inputs) => planSpec(inputs, fixed),
+    cache,
+    (plan) => 1024 + 3 * JSON.stringify(plan).length,
+  );
+  return { cache, ctx: { ...fixed, planSpec: planSpecMemo } };
+}
+
+describe("the plan memo", () => {
+  const requests = loadCases().map(({ name, file }) => ({
+    name,
+    request: buildRequest(file, "v2"),
+  }));
+
+  it("answers every golden case with the same bytes as a plan made afresh, twice over one shared cache", () => {
+    const { cache, ctx } = memoized();
+    const fresh = requests.map(({ request }) => textOf(sync(request, NOW, fixed)));
+    for (let round = 0; round < 2; round++)
+      for (const [i, { name, request }] of requests.entries())
+        expect(textOf(sync(request, NOW, ctx)), `${name}, round ${round + 1}`).to.equal(fresh[i]);
+    const plans = cache.tierStats()["plan"];
+    // Planned once per distinct inputs (cases that differ only in what runs share them);
+    // a spec with a __proto__ key is planned afresh each time, never kept.
+    const keyed = requests.filter(({ name }) => name !== "hostile-proto-keys");
+    expect(keyed.length).to.equal(requests.length - 1);
+    const keys = new Set(keyed.map(({ request }) => specPlanKey(specInputsOf(observe(request)))));
+    expect(requests.length).to.be.above(20);
+    expect(plans?.misses).to.equal(keys.size);
+    expect(plans?.hits).to.equal(2 * keyed.length - keys.size);
+  });
+
+  it("keeps a plan frozen: changing it throws instead of changing the next answer", () => {
+    const { ctx } = memoized();
+    const inputs = specInputsOf(observe(requests[0]?.request as SyncRequest));
+    const plan = ctx.planSpec(inputs);
+    expect(Object.isFrozen(plan.resolution)).to.equal(true);
+    const warnings: unknown[] = plan.resolution.warnings;
+    expect(() => warnings.push("changed")).to.throw(TypeError);
+    expect(ctx.planSpec(inputs)).to.equal(plan);
+  });
+
+  it("plans afresh, and keeps nothing, for inputs too large to key", () => {
+    const { cache, ctx } = memoized();
+    const request = structuredClone(requests[0]?.request as SyncRequest);
+    const data = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, "dg=="]));
+    request.related["Secret.v1"] = {
+      "default/wide": { apiVersion: "v1", kind: "Secret", metadata: { name: "wide" }, data },
+    };
+    expect(textOf(sync(request, NOW, ctx))).to.equal(textOf(sync(request, NOW, fixed)));
+    expect(cache.tierStats()["plan"]).to.deep.include({ entries: 0, hits: 0 });
+  });
+});
+
+describe("specPlanKey", () => {
+  const [first] = loadCases();
+  if (first === undefined) throw new Error("no golden case");
+  const request = buildRequest(first.file, "v2");
+  const base = specInputsOf(observe(request));
+  const secret = (data: Record<string, string>, resourceVersion = "1") => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "creds", namespace: base.namespace, resourceVersion },
+    data,
+  });
+  const configMap = (text: string) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "base", namespace: base.namespace },
+    data: { "config.yaml": text },
+  });
+  const claim = (size: string) => ({
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { name: `${base.name}-pvc`, namespace: base.namespace },
+    spec: { resources: { requests: { storage: size } } },
+  });
+  /** `base` with related objects of its own, read as observe reads them. */
+  const withRelated = (secrets: KubeObject[], configMaps: KubeObject[]): SpecInputs => ({
+    ...base,
+    related: relatedOf(
+      {
+        "Secret.v1": Object.fromEntries(
+          secrets.map((o) => [`${base.namespace}/${o.metadata.name}`, o]),
+        ),
+        "ConfigMap.v1": Object.fromEntries(
+          configMaps.map((o) => [`${base.namespace}/${o.metadata.name}`, o]),
+        ),
+      },
+      base.namespace,
+    ),
+  });
+  const start = withRelated([secret({ token: "YQ==" })], [configMap("a: 1")]);
+  const rows: [why: string, inputs: SpecInputs, same: boolean][] = [
+    ["the same inputs, copied", structuredClone(start), true],
+    [
+      "a Secret's value (never read)",
+      withRelated([secret({ token: "Yg==" })], [configMap("a: 1")]),
+      true,
+    ],
+    ["a Secret's key", withRelated([secret({ other: "YQ==" })], [configMap("a: 1")]), false],
+    [
+      "a Secret's resourceVersion",
+      withRelated([secret({ token: "YQ==" }, "2")], [configMap("a: 1")]),
+      false,
+    ],
+    ["a ConfigMap's text", withRelated([secret({ token: "YQ==" })], [configMap("a: 2")]), false],
+    ["the spec", { ...start, spec: { ...(start.spec as object), x: 1 } }, false],
+    ["the name", { ...start, name: "other" }, false],
+    ["the namespace", { ...start, namespace: "other" }, false],
+    [
+      "the conversion notes",
+      {
+        ...start,
+        conversion: {
+          errors: [],
+          warnings: [{ reason: "X", path: "spec", message: "m" } as never],
+        },
+      },
+      false,
+    ],
+    [
+      "the status's release",
+      { ...start, history: { ...start.history, resolved: { name: "starter", release: "1.4.1" } } },
+      false,
+    ],
+    [
+      "the Deployment's release label",
+      { ...start, history: { ...start.history, label: "1.4.1" } },
+      false,
+    ],
+    ["the running image", { ...start, history: { ...start.history, image: "x:1" } }, false],
+    ["the claim", { ...start, claim: claim("1Gi") }, false],
+    [
+      "the child groups",
+      { ...start, childGroups: [...start.childGroups, "Ingress.networking.k8s.io/v1"] },
+      false,
+    ],
+  ];
+  for (const [why, inputs, same] of rows)
+    it(`${why}: ${same ? "one key" : "two keys"}`, () =>
+      expect(specPlanKey(inputs) === specPlanKey(start)).to.equal(same));
+
+  it("keys both of Related's maps (a new one must be added to the key)", () =>
+    expect(Object.keys(base.related).sort()).to.deep.equal(["configMaps", "secrets"]));
+});

@@ -4,10 +4,10 @@
 // count (one large config weighs as much as hundreds of small ones), least
 // recently used first out:
 //   - the spec's plan (return-children.ts, planSpec: the resolution and the
-//     children), keyed by the object-hash (sha256) of everything it reads of
-//     the request (observe.ts, SpecInputs), docs/adr/0009: it serves requests
-//     whose observed children or status changed but whose spec and references
-//     did not, the usual reason the whole response is not cached;
+//     children), keyed by the sha256 of the JSON text of everything it reads
+//     of the request (observe.ts, SpecInputs), docs/adr/0009: it serves
+//     requests whose observed children or status changed but whose spec and
+//     references did not, the usual reason the whole response is not cached;
 //   - config generation, keyed by the object-hash (sha256) of the inputs that
 //     matter (the spec, the resolved distribution, env names, server settings,
 //     a custom image's base config text), docs/adr/0009:
@@ -17,7 +17,6 @@
 import { createHash } from "node:crypto";
 import objectHash from "object-hash";
 import type { GenerateInput } from "../config/generate.js";
-import { measure } from "../api/bounds.js";
 import { deepFreeze } from "../lib/json.js";
 import type { SpecInputs } from "../observe.js";
 import type { SpecPlan } from "../return-children.js";
@@ -41,12 +40,18 @@ export interface CacheTier<V> {
 }
 
 export interface ByteCache {
-  /** A tier whose keys cannot meet another tier's. */
-  tier<V>(name: string): CacheTier<V>;
+  /**
+   * A tier whose keys cannot meet another tier's; with `maxBytes`, its own
+   * entries beyond that many bytes go first (least recently used first), so
+   * that the other tiers keep the rest of the budget.
+   */
+  tier<V>(name: string, maxBytes?: number): CacheTier<V>;
   /** Entries and bytes held now, across tiers (for tests and the bench). */
   stats(): CacheStats;
   /** Each tier's figures, by tier name (for /metrics). */
   tierStats(): Record<string, TierStats>;
+  /** The budget all tiers share. */
+  readonly maxBytes: number;
 }
 
 /** A least-recently-used cache bounded by the bytes its values hold together. */
@@ -61,7 +66,7 @@ export function byteCache(maxBytes: number): ByteCache {
     entry.stats.bytes -= entry.bytes;
     entry.stats.entries -= 1;
   };
-  const tier = <V>(name: string): CacheTier<V> => {
+  const tier = <V>(name: string, tierMax = maxBytes): CacheTier<V> => {
     const stats = tiers.get(name) ?? { entries: 0, bytes: 0, hits: 0, misses: 0 };
     tiers.set(name, stats);
     return {
@@ -79,7 +84,7 @@ export function byteCache(maxBytes: number): ByteCache {
         return hit.value as V;
       },
       set(key, value, bytes) {
-        if (bytes * 8 > maxBytes) return;
+        if (bytes * 8 > tierMax) return;
         const id = `${name}\0${key}`;
         const old = entries.get(id);
         if (old !== undefined) drop(id, old);
@@ -87,6 +92,10 @@ export function byteCache(maxBytes: number): ByteCache {
         held += bytes;
         stats.bytes += bytes;
         stats.entries += 1;
+        for (const [oldest, entry] of entries) {
+          if (stats.bytes <= tierMax) break;
+          if (entry.stats === stats) drop(oldest, entry);
+        }
         for (const [oldest, entry] of entries) {
           if (held <= maxBytes) break;
           drop(oldest, entry);
@@ -96,7 +105,7 @@ export function byteCache(maxBytes: number): ByteCache {
   };
   const tierStats = () =>
     Object.fromEntries([...tiers].map(([name, stats]) => [name, { ...stats }]));
-  return { tier, stats: () => ({ entries: entries.size, bytes: held }), tierStats };
+  return { tier, stats: () => ({ entries: entries.size, bytes: held }), tierStats, maxBytes };
 }
 
 export type MemoOptions<R> = {
@@ -197,16 +206,9 @@ export function keyText(value: unknown): string {
   return out.join("");
 }
 
-/** sha256 of the key text of a tree of JSON values. */
-function keyOf(tree: unknown): string {
-  return createHash("sha256")
-    .update(utf8Exact(keyText(tree)), "utf8")
-    .digest("base64");
-}
-
 /** The key of a generation: what generateConfig reads besides the fixed catalog. */
 export function generationKey(input: GenerateInput): string {
-  return keyOf({
+  const inputs = {
     spec: input.spec,
     distribution: input.distribution,
     env: input.userEnvNames,
@@ -214,7 +216,10 @@ export function generationKey(input: GenerateInput): string {
     server: input.server ?? null,
     // A custom image's base config: its text is read, not only its name.
     base: input.base ?? null,
-  });
+  };
+  return createHash("sha256")
+    .update(utf8Exact(keyText(inputs)), "utf8")
+    .digest("base64");
 }
 
 /**
@@ -228,21 +233,53 @@ function planKeyTree(inputs: SpecInputs): unknown {
   return { ...rest, secrets: [...related.secrets], configMaps: [...related.configMaps] };
 }
 
-/** The key of a spec's plan. */
-export function specPlanKey(inputs: SpecInputs): string {
-  return keyOf(planKeyTree(inputs));
+/**
+ * The largest inputs a plan is kept for: keying costs time in their size,
+ * which a request's related objects can make 100,000s of values its plan never
+ * reads, and JSON.stringify recurses. A real plan's inputs are a spec within
+ * its bounds (api/bounds.ts: 32 deep, 1,024 entries an object, 50,000 values),
+ * a claim and a few related objects of a few keys each.
+ */
+const PLAN_KEY_BOUNDS = { maxDepth: 64, maxEntries: 1024, maxNodes: 60_000 };
+
+/**
+ * Whether JSON.stringify writes `tree` as only it: within PLAN_KEY_BOUNDS, of
+ * plain objects and arrays only (it writes a Map as `{}`), without a -0 (it
+ * writes `0`, where the config's YAML says `-0`) and without a `__proto__` key.
+ * One walk, without recursion, stopped at the first value that fails.
+ */
+function keyable(tree: unknown): boolean {
+  const { maxDepth, maxEntries, maxNodes } = PLAN_KEY_BOUNDS;
+  const stack: { value: unknown; depth: number }[] = [{ value: tree, depth: 0 }];
+  for (let nodes = 0, top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { value, depth } = top;
+    if (++nodes > maxNodes) return false;
+    if (typeof value === "number" && Object.is(value, -0)) return false;
+    if (typeof value !== "object" || value === null) continue;
+    const prototype: unknown = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== Array.prototype) return false;
+    const keys = Object.keys(value);
+    if (depth >= maxDepth || keys.length > maxEntries) return false;
+    for (const key of keys) {
+      if (key === "__proto__") return false;
+      stack.push({ value: Reflect.get(value, key), depth: depth + 1 });
+    }
+  }
+  return true;
 }
 
 /**
- * The largest inputs a plan is kept for. keyText recurses, and a request may
- * hold any depth; keying costs time in the inputs' size, which a request's
- * related objects can make 100,000s of values its plan never reads. A real
- * plan's inputs are a spec within its bounds (api/bounds.ts: 32 deep, 1,024
- * entries an object, 50,000 values), a claim and a few related objects of a
- * few keys each: anything larger is planned afresh, as it was before plans
- * were kept (measure stops at the first bound broken).
+ * The key of a spec's plan: sha256 of its inputs' JSON text, or undefined when
+ * they are not kept (not keyable). Unlike a generation's key it reads the
+ * order of keys: the same spec written in another order is another entry
+ * (Metacontroller sends one parent in one order), never another's answer. The
+ * text escapes a lone surrogate, so its UTF-8 is exact.
  */
-const PLAN_KEY_BOUNDS = { maxDepth: 64, maxEntries: 1024, maxNodes: 60_000 } as const;
+export function specPlanKey(inputs: SpecInputs): string | undefined {
+  const tree = planKeyTree(inputs);
+  if (!keyable(tree)) return undefined;
+  return createHash("sha256").update(JSON.stringify(tree), "utf8").digest("base64");
+}
 
 /**
  * `text` when UTF-8 holds it exactly; otherwise (a lone surrogate, which only a
@@ -264,12 +301,12 @@ export function memoizePlans(
   cache: ByteCache,
   sizeOf: (value: SpecPlan) => number,
 ): (inputs: SpecInputs) => SpecPlan {
-  const plans = cache.tier<SpecPlan>("plan");
+  // Half the budget at most: a generation saves more time for its bytes than a plan (ADR 9).
+  const plans = cache.tier<SpecPlan>("plan", cache.maxBytes / 2);
   return (inputs) => {
-    const tree = planKeyTree(inputs);
-    // Too large to key (or holding a __proto__ key): planned afresh, never kept.
-    if (measure(tree, PLAN_KEY_BOUNDS).problem !== undefined) return fn(inputs);
-    const key = keyOf(tree);
+    const key = specPlanKey(inputs);
+    // Not keyable (too large, a -0, a __proto__ key): planned afresh, never kept.
+    if (key === undefined) return fn(inputs);
     const hit = plans.get(key);
     if (hit !== undefined) return hit;
     const value = deepFreeze(fn(inputs));

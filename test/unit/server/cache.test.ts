@@ -473,6 +473,21 @@ describe("byteCache", () => {
     expect(cache.stats()).to.deep.equal({ entries: 2, bytes: 150 });
   });
 
+  it("a tier with a budget of its own drops its own oldest entries past it, never another tier's", () => {
+    const cache = byteCache(1000);
+    const capped = cache.tier<string>("capped", 100);
+    const other = cache.tier<string>("other");
+    other.set("o", "O", 10);
+    for (let i = 0; i < 9; i++) capped.set(`k${i}`, "K", 12); // 108 bytes: k0 goes
+    expect(capped.get("k0")).to.equal(undefined);
+    expect(capped.get("k1")).to.equal("K");
+    expect(other.get("o")).to.equal("O");
+    expect(cache.tierStats()["capped"]).to.deep.include({ entries: 8, bytes: 96 });
+    capped.set("big", "B", 13); // over an eighth of its own budget: refused
+    expect(capped.get("big")).to.equal(undefined);
+    expect(cache.stats()).to.deep.equal({ entries: 9, bytes: 106 });
+  });
+
   it("memoize shares a cache with other tiers", () => {
     const cache = byteCache(1 << 30);
     let calls = 0;

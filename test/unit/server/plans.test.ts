@@ -75,6 +75,16 @@ describe("the plan memo", () => {
   });
 });
 
+/** `levels` objects, one inside the next. */
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+}
+
+const wide = (entries: number) =>
+  Object.fromEntries(Array.from({ length: entries }, (_, i) => [`k${i}`, i]));
+
 describe("specPlanKey", () => {
   const [first] = loadCases();
   if (first === undefined) throw new Error("no golden case");
@@ -163,6 +173,29 @@ describe("specPlanKey", () => {
   for (const [why, inputs, same] of rows)
     it(`${why}: ${same ? "one key" : "two keys"}`, () =>
       expect(specPlanKey(inputs) === specPlanKey(start)).to.equal(same));
+
+  const notKept: [why: string, inputs: SpecInputs][] = [
+    ["a -0 (JSON writes 0; the config's YAML -0)", { ...start, spec: { x: -0 } }],
+    ["a __proto__ key", { ...start, spec: JSON.parse('{"__proto__": {"x": 1}}') as unknown }],
+    ["an object 64 levels below the inputs' root", { ...start, spec: nested(64) }],
+    ["an object of 1,025 entries", { ...start, spec: wide(1025) }],
+    ["a Map, which JSON writes as {}", { ...start, spec: new Map([["x", 1]]) }],
+  ];
+  for (const [why, inputs] of notKept)
+    it(`${why}: no key (planned afresh)`, () => expect(specPlanKey(inputs)).to.equal(undefined));
+
+  it("an object 63 levels below the root, and 1,024 entries an object: keyed", () => {
+    expect(specPlanKey({ ...start, spec: nested(63) })).to.be.a("string");
+    expect(specPlanKey({ ...start, spec: wide(1024) })).to.be.a("string");
+  });
+
+  it("the same spec in another key order: another key (a miss, never another's plan)", () => {
+    const spec = { a: 1, b: 2 };
+    const reordered = { b: 2, a: 1 };
+    expect(specPlanKey({ ...start, spec })).to.not.equal(
+      specPlanKey({ ...start, spec: reordered }),
+    );
+  });
 
   it("keys both of Related's maps (a new one must be added to the key)", () =>
     expect(Object.keys(base.related).sort()).to.deep.equal(["configMaps", "secrets"]));

@@ -44,37 +44,13 @@ export function objectsOf(map: ObjectMap): KubeObject[] {
     .sort((a, b) => compareStrings(`${a.kind}/${a.metadata.name}`, `${b.kind}/${b.metadata.name}`));
 }
 
-/**
- * A Secret as the hook reads it: its name, resourceVersion and keys, each key's
- * value left empty. Nothing the hook builds or reports holds a Secret's value,
- * so none is kept past this point (nor reaches the spec plan's key, memo.ts).
- */
-function withoutValues(secret: KubeObject): KubeObject {
-  const data: Record<string, string> = {};
-  for (const field of ["data", "stringData", "binaryData"]) {
-    const section = secret[field];
-    if (isObject(section)) for (const key of Object.keys(section)) data[key] = "";
-  }
-  const { name, namespace, resourceVersion } = secret.metadata;
-  return {
-    apiVersion: secret.apiVersion,
-    kind: secret.kind,
-    metadata: {
-      name,
-      ...(namespace === undefined ? {} : { namespace }),
-      ...(resourceVersion === undefined ? {} : { resourceVersion }),
-    },
-    data,
-  };
-}
-
-/** The related Secrets (without their values) and ConfigMaps in the parent's namespace, by name. */
+/** The related Secrets and ConfigMaps in the parent's namespace, by name. */
 export function relatedOf(map: ObjectMap, namespace: string): Related {
   const secrets = new Map<string, KubeObject>();
   const configMaps = new Map<string, KubeObject>();
   for (const obj of objectsOf(map)) {
     if ((obj.metadata.namespace ?? namespace) !== namespace) continue;
-    if (obj.kind === "Secret") secrets.set(obj.metadata.name, withoutValues(obj));
+    if (obj.kind === "Secret") secrets.set(obj.metadata.name, obj);
     if (obj.kind === "ConfigMap") configMaps.set(obj.metadata.name, obj);
   }
   return { secrets, configMaps };

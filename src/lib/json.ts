@@ -27,14 +27,33 @@ export function own<T>(obj: Readonly<Record<string, T>> | undefined, key: string
  * (children/canonical.ts, server/handle.ts).
  */
 export function deepFreeze<T>(value: T): T {
+  freezeAndCount(value);
+  return value;
+}
+
+/** What deepFreeze froze: containers, their members, and the characters of the strings among those. */
+export interface Frozen {
+  containers: number;
+  members: number;
+  chars: number;
+}
+
+/** deepFreeze, counting what it froze (what a cache's entry holds beyond what was frozen before). */
+export function freezeAndCount(value: unknown): Frozen {
+  const counts = { containers: 0, members: 0, chars: 0 };
   // A stack, not recursion: a value as deep as its bounds allow must not overflow the call stack.
   const stack: unknown[] = [value];
   for (let v = stack.pop(); stack.length > 0 || v !== undefined; v = stack.pop()) {
+    if (typeof v === "string") counts.chars += v.length;
     if (typeof v !== "object" || v === null || Object.isFrozen(v)) continue;
     Object.freeze(v);
-    for (const member of Object.values(v)) stack.push(member);
+    counts.containers += 1;
+    for (const member of Object.values(v)) {
+      counts.members += 1;
+      stack.push(member);
+    }
   }
-  return value;
+  return counts;
 }
 
 /** Only keys with a value: the API server drops empty fields, and what we return must match what it stores. */

@@ -17,7 +17,8 @@
 import { createHash } from "node:crypto";
 import objectHash from "object-hash";
 import type { GenerateInput } from "../config/generate.js";
-import { deepFreeze } from "../lib/json.js";
+import type { KubeObject } from "../api/hook.js";
+import { freezeAndCount, isObject, type Frozen } from "../lib/json.js";
 import type { SpecInputs } from "../observe.js";
 import type { SpecPlan } from "../return-children.js";
 
@@ -223,14 +224,35 @@ export function generationKey(input: GenerateInput): string {
 }
 
 /**
+ * What the hook reads of a Secret (resolve.ts): its name, resourceVersion and
+ * keys, never a value, which is left out of the key so that none is written
+ * into its text.
+ */
+function secretKeyTree(secret: KubeObject): unknown {
+  const keysOf = (field: string) => {
+    const section = secret[field];
+    return isObject(section) ? Object.keys(section) : null;
+  };
+  const { name, resourceVersion } = secret.metadata;
+  return [
+    name,
+    resourceVersion ?? null,
+    keysOf("data"),
+    keysOf("stringData"),
+    keysOf("binaryData"),
+  ];
+}
+
+/**
  * The inputs of a spec's plan as a tree of JSON values: all of them (planSpec
- * reads nothing else), the related objects' maps as their entries (in the
- * order observe.ts made them, which their names fix). A Secret holds no value
- * by then (observe.ts).
+ * reads nothing else), the related objects' maps as their values (in the
+ * order observe.ts made them, which their names fix), each Secret as what is
+ * read of it.
  */
 function planKeyTree(inputs: SpecInputs): unknown {
   const { related, ...rest } = inputs;
-  return { ...rest, secrets: [...related.secrets], configMaps: [...related.configMaps] };
+  const secrets = [...related.secrets.values()].map(secretKeyTree);
+  return { ...rest, secrets, configMaps: [...related.configMaps.values()] };
 }
 
 /**
@@ -292,6 +314,18 @@ function utf8Exact(text: string): string {
 }
 
 /**
+ * What a kept plan holds, in bytes, from what freezing it counted: its
+ * strings at two bytes a character and its children's JSON texts
+ * (server/handle.ts) at one, 64 bytes a container (the canonical forms,
+ * children/canonical.ts, repeat its children's) and 32 a member. On Node.js 24
+ * a typical plan held 80 KiB (counted: 85), a large one (20 providers, 200
+ * models) 187 KiB (counted: 253).
+ */
+function planBytes(frozen: Frozen): number {
+  return 1024 + 3 * frozen.chars + 64 * frozen.containers + 32 * frozen.members;
+}
+
+/**
  * planSpec memoized in `cache`'s "plan" tier. A plan is shared by every request
  * with the same inputs, so it is frozen before it is kept: a rung that tried to
  * change it would throw rather than change another request's answer.
@@ -299,7 +333,6 @@ function utf8Exact(text: string): string {
 export function memoizePlans(
   fn: (inputs: SpecInputs) => SpecPlan,
   cache: ByteCache,
-  sizeOf: (value: SpecPlan) => number,
 ): (inputs: SpecInputs) => SpecPlan {
   // Half the budget at most: a generation saves more time for its bytes than a plan (ADR 9).
   const plans = cache.tier<SpecPlan>("plan", cache.maxBytes / 2);
@@ -309,8 +342,8 @@ export function memoizePlans(
     if (key === undefined) return fn(inputs);
     const hit = plans.get(key);
     if (hit !== undefined) return hit;
-    const value = deepFreeze(fn(inputs));
-    plans.set(key, value, sizeOf(value));
+    const value = fn(inputs);
+    plans.set(key, value, planBytes(freezeAndCount(value)));
     return value;
   };
 }

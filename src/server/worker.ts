@@ -36,14 +36,7 @@ const fixed = {
 };
 const ctx = {
   ...fixed,
-  // A plan, its children's canonical forms and JSON texts (children/canonical.ts,
-  // handle.ts) held 2.3–2.7 bytes a character of the plan's JSON (a typical and
-  // a large spec, measured on Node.js 24): three, and a fixed overhead per entry.
-  planSpec: memoizePlans(
-    (inputs) => planSpec(inputs, fixed),
-    cache,
-    (plan) => 1024 + 3 * JSON.stringify(plan).length,
-  ),
+  planSpec: memoizePlans((inputs) => planSpec(inputs, fixed), cache),
 };
 
 const post = (message: WorkerMessage, transfer: ArrayBuffer[] = []) =>

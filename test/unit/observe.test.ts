@@ -37,24 +37,6 @@ describe("observe", () => {
     expect([...rel.configMaps.keys()]).to.deep.equal(["e"]);
   });
 
-  it("relatedOf: a Secret's keys and resourceVersion, never its values", () => {
-    const secret = {
-      ...obj("Secret", "s", "ns"),
-      metadata: { name: "s", namespace: "ns", resourceVersion: "7", labels: { a: "b" } },
-      type: "Opaque",
-      data: { token: "c2VjcmV0" },
-      stringData: { password: "hunter2" },
-      binaryData: { blob: "AAE=" },
-    };
-    const kept = relatedOf({ "Secret.v1": { "ns/s": secret } }, "ns").secrets.get("s");
-    expect(kept).to.deep.equal({
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "s", namespace: "ns", resourceVersion: "7" },
-      data: { token: "", password: "", blob: "" },
-    });
-  });
-
   const request = (status: unknown, children: KubeObject[]) =>
     SyncRequest.parse({
       parent: {

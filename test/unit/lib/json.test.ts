@@ -6,6 +6,7 @@ import {
   compareStrings,
   deepFreeze,
   deepMerge,
+  freezeAndCount,
   formatPath,
   isObject,
   jsonEqual,
@@ -271,6 +272,16 @@ describe("deepFreeze", () => {
       at = at[0];
     }
     expect(Object.isFrozen((at as { end: object }).end)).to.equal(true);
+  });
+
+  it("freezeAndCount counts the containers it froze, their members and the characters of their strings", () => {
+    const shared = Object.freeze({ held: "elsewhere" });
+    expect(freezeAndCount({ a: ["xy", { b: "z" }], c: 1, shared })).to.deep.equal({
+      containers: 3,
+      members: 6,
+      chars: 3,
+    });
+    expect(freezeAndCount("text")).to.deep.equal({ containers: 0, members: 0, chars: 4 });
   });
 
   it("does not walk into an object frozen already", () => {

@@ -22,11 +22,7 @@ const textOf = (outcome: SyncOutcome): string =>
 /** A memoized context as a worker makes one, and its cache. */
 function memoized(maxBytes = 64 << 20) {
   const cache = byteCache(maxBytes);
-  const planSpecMemo = memoizePlans(
-    (inputs) => planSpec(inputs, fixed),
-    cache,
-    (plan) => 1024 + 3 * JSON.stringify(plan).length,
-  );
+  const planSpecMemo = memoizePlans((inputs) => planSpec(inputs, fixed), cache);
   return { cache, ctx: { ...fixed, planSpec: planSpecMemo } };
 }
 

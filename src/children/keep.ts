@@ -27,6 +27,7 @@
 import { msg } from "../messages.js";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../api/hook.js";
 import { isObject, own, type JsonObject } from "../lib/json.js";
+import { textMemo } from "../lib/text-memo.js";
 import { measure, SPEC_BOUNDS } from "../api/bounds.js";
 import { configMapFromLive } from "./configmap.js";
 import { childNames, CONTROLLER_UID_LABEL } from "./labels.js";
@@ -120,6 +121,17 @@ function withoutControllerUid(obj: KubeObject): KubeObject {
 const unreadable = (why: string): Untrusted => ({ ok: false, kind: "unreadable", why });
 const annotationThat = (what: string) => msg.annotationThat(LAST_APPLIED_ANNOTATION, what);
 
+/**
+ * parseRecord's answers, by the annotation's text: a parent at rest sends the
+ * same record with every sync. At most 64, weighing at most 2 MiB together
+ * (the text at two bytes a character, its parsed value at about six).
+ */
+const records = textMemo((text) => parseRecord(text), {
+  entries: 64,
+  bytes: 2 * 1024 * 1024,
+  weigh: (text) => 8 * text.length,
+});
+
 /** The annotation's text parsed, if it is a JSON object no deeper than anything we write. */
 function parseRecord(
   text: string,
@@ -147,7 +159,7 @@ function parseRecord(
 function fromAnnotation(observed: KubeObject, parent: ParentRef): Applied {
   const text = own(observed.metadata.annotations, LAST_APPLIED_ANNOTATION);
   if (text === undefined) return unreadable(msg.noAnnotation(LAST_APPLIED_ANNOTATION));
-  const parsed = parseRecord(text);
+  const parsed = records(text);
   if (!parsed.ok) return parsed;
   const { value, metadata } = parsed;
   const same =

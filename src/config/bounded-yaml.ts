@@ -28,7 +28,8 @@ import {
 } from "yaml";
 import { measure, SPEC_BOUNDS, type Bounds } from "../api/bounds.js";
 import { msg } from "../messages.js";
-import { deepFreeze, formatPath } from "../lib/json.js";
+import { formatPath } from "../lib/json.js";
+import { textMemo } from "../lib/text-memo.js";
 
 export interface YamlBounds extends Bounds {
   /** Bytes of text, as UTF-8. */
@@ -275,43 +276,32 @@ export function readYaml(text: string, options: YamlReadOptions): YamlRead {
 }
 
 /**
- * Answers readYamlOnce keeps: at most this many, weighing at most CACHE_BYTES
- * together (the key's text, two bytes a character, and about 128 bytes for
- * each value of the answer).
+ * Answers readYamlOnce keeps: at most 64, weighing at most 4 MiB together (the
+ * key's text, two bytes a character, and about 128 bytes for each value of
+ * the answer). The key is the options (the version's minor digit, "j" for
+ * json or "y"), a NUL, then the text.
  */
-const CACHE_ENTRIES = 64;
-const CACHE_BYTES = 4 * 1024 * 1024;
-const BYTES_PER_NODE = 128;
-const answers = new Map<string, { read: YamlRead; bytes: number }>();
-let heldBytes = 0;
+const answers = textMemo(
+  (key) => {
+    const version = key[0] === "2" ? "1.2" : "1.1";
+    return readYaml(key.slice(3), { version, json: key[1] === "j" });
+  },
+  {
+    entries: 64,
+    bytes: 4 * 1024 * 1024,
+    weigh: (key, read) => 2 * key.length + (read.ok ? 128 * read.nodes : 0),
+  },
+);
 
 /**
  * readYaml with the default bounds, its answer kept by text (least recently
- * used first out). The value is frozen: callers share it.
+ * used first out). The answer is frozen: callers share it.
  */
 export function readYamlOnce(text: string, options: Omit<YamlReadOptions, "bounds">): YamlRead {
-  const key = `${options.version}${options.json ? "j" : "y"}\0${text}`;
-  const hit = answers.get(key);
-  if (hit !== undefined) {
-    answers.delete(key);
-    answers.set(key, hit);
-    return hit.read;
-  }
-  const read = readYaml(text, options);
-  if (read.ok) deepFreeze(read.value);
-  const bytes = 2 * key.length + (read.ok ? BYTES_PER_NODE * read.nodes : 0);
-  if (bytes > CACHE_BYTES / 4) return read;
-  answers.set(key, { read, bytes });
-  heldBytes += bytes;
-  for (const [oldest, entry] of answers) {
-    if (heldBytes <= CACHE_BYTES && answers.size <= CACHE_ENTRIES) break;
-    answers.delete(oldest);
-    heldBytes -= entry.bytes;
-  }
-  return read;
+  return answers(`${options.version === "1.2" ? "2" : "1"}${options.json ? "j" : "y"}\0${text}`);
 }
 
 /** What readYamlOnce holds now (for tests). */
 export function heldAnswers(): { entries: number; bytes: number } {
-  return { entries: answers.size, bytes: heldBytes };
+  return answers.held();
 }

@@ -478,7 +478,7 @@ export async function benchScale(options: { parents?: number; build?: boolean } 
     for (const r of rows) console.log(line(r));
     console.log(`  idle hook before the wave: rss ${idleRss.toFixed(0)} MiB`);
     console.log(
-      `  caches at the end (CACHE_MIB ${CACHE_BYTES / MiB}): generations ${tier("generation")}; whole responses ${tier("response")}`,
+      `  caches at the end (CACHE_MIB ${CACHE_BYTES / MiB}): plans ${tier("plan")}; generations ${tier("generation")}; whole responses ${tier("response")}`,
     );
     console.log(
       "  writes: what the stand-in sent for the phase (creates, updates, deletes, status). KiB RSS per parent: growth over the idle hook, divided by the parents.",

@@ -325,23 +325,39 @@ function planBytes(frozen: Frozen): number {
   return 1024 + 3 * frozen.chars + 64 * frozen.containers + 32 * frozen.members;
 }
 
+/** How many keys seen once memoizePlans remembers (about 100 bytes each). */
+const SEEN_KEYS = 1024;
+
 /**
  * planSpec memoized in `cache`'s "plan" tier. A plan is shared by every request
  * with the same inputs, so it is frozen before it is kept: a rung that tried to
- * change it would throw rather than change another request's answer.
+ * change it would throw rather than change another request's answer. It is
+ * kept the second time its key is met, not the first: a key met once (a new
+ * spec, a parent's first syncs while its Deployment appears) would cost the
+ * freezing and evict a plan or a generation that is met again.
  */
 export function memoizePlans(
   fn: (inputs: SpecInputs) => SpecPlan,
   cache: ByteCache,
 ): (inputs: SpecInputs) => SpecPlan {
-  // Half the budget at most: a generation saves more time for its bytes than a plan (ADR 9).
-  const plans = cache.tier<SpecPlan>("plan", cache.maxBytes / 2);
+  // A quarter of the budget at most: a generation saves more time for its bytes (ADR 9).
+  const plans = cache.tier<SpecPlan>("plan", cache.maxBytes / 4);
+  // Keys met once, oldest first (a Set keeps insertion order).
+  const seen = new Set<string>();
   return (inputs) => {
     const key = specPlanKey(inputs);
     // Not keyable (too large, a -0, a __proto__ key): planned afresh, never kept.
     if (key === undefined) return fn(inputs);
     const hit = plans.get(key);
     if (hit !== undefined) return hit;
+    if (!seen.delete(key)) {
+      seen.add(key);
+      for (const oldest of seen) {
+        if (seen.size <= SEEN_KEYS) break;
+        seen.delete(oldest);
+      }
+      return fn(inputs);
+    }
     const value = fn(inputs);
     plans.set(key, value, planBytes(freezeAndCount(value)));
     return value;

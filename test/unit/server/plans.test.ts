@@ -32,10 +32,10 @@ describe("the plan memo", () => {
     request: buildRequest(file, "v2"),
   }));
 
-  it("answers every golden case with the same bytes as a plan made afresh, twice over one shared cache", () => {
+  it("answers every golden case with the same bytes as a plan made afresh, three times over one shared cache", () => {
     const { cache, ctx } = memoized();
     const fresh = requests.map(({ request }) => textOf(sync(request, NOW, fixed)));
-    for (let round = 0; round < 2; round++)
+    for (let round = 0; round < 3; round++)
       for (const [i, { name, request }] of requests.entries())
         expect(textOf(sync(request, NOW, ctx)), `${name}, round ${round + 1}`).to.equal(fresh[i]);
     const plans = cache.tierStats()["plan"];
@@ -45,18 +45,40 @@ describe("the plan memo", () => {
     expect(keyed.length).to.equal(requests.length - 1);
     const keys = new Set(keyed.map(({ request }) => specPlanKey(specInputsOf(observe(request)))));
     expect(requests.length).to.be.above(20);
-    expect(plans?.misses).to.equal(keys.size);
-    expect(plans?.hits).to.equal(2 * keyed.length - keys.size);
+    // Met once: planned; twice: planned and kept; then answered from the kept plan.
+    expect(plans?.misses).to.equal(2 * keys.size);
+    expect(plans?.hits).to.equal(3 * keyed.length - 2 * keys.size);
   });
 
   it("keeps a plan frozen: changing it throws instead of changing the next answer", () => {
     const { ctx } = memoized();
     const inputs = specInputsOf(observe(requests[0]?.request as SyncRequest));
+    const once = ctx.planSpec(inputs);
+    expect(Object.isFrozen(once.resolution)).to.equal(false); // met once: not kept
     const plan = ctx.planSpec(inputs);
     expect(Object.isFrozen(plan.resolution)).to.equal(true);
     const warnings: unknown[] = plan.resolution.warnings;
     expect(() => warnings.push("changed")).to.throw(TypeError);
     expect(ctx.planSpec(inputs)).to.equal(plan);
+  });
+
+  it("keeps a plan the second time its key is met; forgets a key met once past the 1,024 latest", () => {
+    const cache = byteCache(64 << 20);
+    const base = specInputsOf(observe(requests[0]?.request as SyncRequest));
+    const made: string[] = [];
+    const memo = memoizePlans((inputs) => {
+      made.push(inputs.name);
+      return { resolution: { warnings: [] }, check: undefined, planned: undefined } as never;
+    }, cache);
+    const met = (name: string) => memo({ ...base, name });
+    met("k0");
+    for (let i = 1; i <= 1024; i++) met(`k${i}`); // k0 is now the 1,025th latest: forgotten
+    met("k0"); // met once again: planned, not kept
+    expect(cache.tierStats()["plan"]?.entries).to.equal(0);
+    met("k0"); // twice: kept
+    met("k0"); // answered from the kept plan
+    expect(made.filter((n) => n === "k0")).to.have.length(3);
+    expect(cache.tierStats()["plan"]?.entries).to.equal(1);
   });
 
   it("plans afresh, and keeps nothing, for inputs too large to key", () => {

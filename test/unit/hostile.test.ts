@@ -380,50 +380,64 @@ function wide(keys: number): string {
   return `{${parts.join(",")}}`;
 }
 
-const PARENT = (spec: string, metadataExtra = "", status = "") =>
-  `{"apiVersion":"llamastack.io/v1alpha2","kind":"LlamaStackDistribution","metadata":{"name":"llama","namespace":"default","generation":1${metadataExtra}},"spec":${spec}${status}}`;
+/** A parent's text in `namespace`. */
+const parentIn =
+  (namespace: string) =>
+  (spec: string, metadataExtra = "", status = "") =>
+    `{"apiVersion":"llamastack.io/v1alpha2","kind":"LlamaStackDistribution","metadata":{"name":"llama","namespace":"${namespace}","generation":1${metadataExtra}},"spec":${spec}${status}}`;
+
+const PARENT = parentIn("default");
+
+/**
+ * The deep and wide fuzz's namespace: the pool charges its CPU time to its
+ * tenant (ADR 17), and in "default" it held back the tests after it (a 503
+ * "holds back ... took more worker time lately than its share") when the
+ * machine ran slow.
+ */
+const FUZZ = "fuzz";
+const FUZZ_PARENT = parentIn(FUZZ);
 
 /** Where a deep or wide value goes in a request, as text. */
 const placements: Record<string, (value: string) => { path: string; body: string }> = {
   settings: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"providers":{"inference":[{"provider":"vllm","settings":{"network":${v}}}]}}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"},"providers":{"inference":[{"provider":"vllm","settings":{"network":${v}}}]}}`)}}`,
   }),
   modelMetadata: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"providers":{"inference":[{"provider":"vllm"}]},"resources":{"models":[{"name":"m","metadata":{"x":${v}}}]}}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"},"providers":{"inference":[{"provider":"vllm"}]},"resources":{"models":[{"name":"m","metadata":{"x":${v}}}]}}`)}}`,
   }),
   unknownSpecField: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"x":${v}}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"},"x":${v}}`)}}`,
   }),
   parentMetadata: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`, `,"x":${v}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"}}`, `,"x":${v}`)}}`,
   }),
   parentStatus: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`, "", `,"status":${v}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"}}`, "", `,"status":${v}`)}}`,
   }),
   childField: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"x":1}`)},"children":{"ConfigMap.v1":{"default/llama-config-0123456789":{"apiVersion":"v1","kind":"ConfigMap","immutable":true,"metadata":{"name":"llama-config-0123456789","namespace":"default"},"data":${v}}}}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"},"x":1}`)},"children":{"ConfigMap.v1":{"${FUZZ}/llama-config-0123456789":{"apiVersion":"v1","kind":"ConfigMap","immutable":true,"metadata":{"name":"llama-config-0123456789","namespace":"${FUZZ}"},"data":${v}}}}}`,
   }),
   childAnnotation: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"x":1}`)},"children":{"Service.v1":{"default/llama-service":{"apiVersion":"v1","kind":"Service","metadata":{"name":"llama-service","namespace":"default","annotations":{"${LAST_APPLIED_ANNOTATION}":${JSON.stringify(v)}}}}}}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"},"x":1}`)},"children":{"Service.v1":{"${FUZZ}/llama-service":{"apiVersion":"v1","kind":"Service","metadata":{"name":"llama-service","namespace":"${FUZZ}","annotations":{"${LAST_APPLIED_ANNOTATION}":${JSON.stringify(v)}}}}}}}`,
   }),
   relatedData: (v) => ({
     path: "/sync",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`)},"related":{"Secret.v1":{"default/s":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"default"},"data":${v}}}}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"}}`)},"related":{"Secret.v1":{"${FUZZ}/s":{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"${FUZZ}"},"data":${v}}}}}`,
   }),
   customizeSpec: (v) => ({
     path: "/customize",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"},"overrideConfig":{"configMapName":"c"},"x":${v}}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"},"overrideConfig":{"configMapName":"c"},"x":${v}}`)}}`,
   }),
   customizeMetadata: (v) => ({
     path: "/customize",
-    body: `{"parent":${PARENT(`{"distribution":{"name":"starter"}}`, `,"x":${v}`)}}`,
+    body: `{"parent":${FUZZ_PARENT(`{"distribution":{"name":"starter"}}`, `,"x":${v}`)}}`,
   }),
 };
 

@@ -2,6 +2,7 @@
 // once, into what should run (`Desired`) and the checks the status reports.
 // Every later stage reads these facts; none works them out again.
 import type { KubeObject } from "./api/hook.js";
+import { KEYED_DATA_FIELDS } from "./api/object-data.js";
 import { measure, SPEC_BOUNDS } from "./api/bounds.js";
 import { API_VERSION, KIND, LlamaStackDistribution, type Spec } from "./api/schema.js";
 import { DEFAULT_PORT, ingressOf, serverTlsOf } from "./api/networking.js";
@@ -326,7 +327,7 @@ export function recordedRelease(
 /** Keys of a Secret or ConfigMap (never their values). */
 function keysOf(obj: KubeObject): Set<string> {
   const keys = new Set<string>();
-  for (const field of ["data", "stringData", "binaryData"]) {
+  for (const field of KEYED_DATA_FIELDS) {
     const section = obj[field];
     if (isObject(section)) for (const k of Object.keys(section)) keys.add(k);
   }

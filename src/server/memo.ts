@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import objectHash from "object-hash";
 import type { GenerateInput } from "../config/generate.js";
 import type { KubeObject } from "../api/hook.js";
+import { KEYED_DATA_FIELDS } from "../api/object-data.js";
 import { freezeAndCount, isObject, type Frozen } from "../lib/json.js";
 import type { SpecInputs } from "../observe.js";
 import type { SpecPlan } from "../return-children.js";
@@ -234,13 +235,7 @@ function secretKeyTree(secret: KubeObject): unknown {
     return isObject(section) ? Object.keys(section) : null;
   };
   const { name, resourceVersion } = secret.metadata;
-  return [
-    name,
-    resourceVersion ?? null,
-    keysOf("data"),
-    keysOf("stringData"),
-    keysOf("binaryData"),
-  ];
+  return [name, resourceVersion ?? null, ...KEYED_DATA_FIELDS.map(keysOf)];
 }
 
 /**

@@ -19,7 +19,7 @@ import { childNames } from "./children/labels.js";
 import { serviceUrl } from "./children/service.js";
 import { defined } from "./lib/json.js";
 import { msg } from "./messages.js";
-import type { Observed } from "./observe.js";
+import type { Observed, ObservedDeployment } from "./observe.js";
 import { formatProblem, type Problem, type Warning } from "./problems.js";
 import { ConditionReason, WARNING_REASONS } from "./reasons.js";
 import type { Desired } from "./desired.js";
@@ -122,15 +122,48 @@ function reportsDeployment(input: StatusInput): boolean {
 /** A quota's name as the API server words its refusal: `exceeded quota: <name>, requested: …`. */
 const QUOTA = /exceeded quota: ([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?),/;
 const POD_SECURITY = /violates PodSecurity "(baseline|restricted):(latest|v\d{1,3}\.\d{1,3})"/;
+/**
+ * The ServiceAccount admission's refusal of a pod whose account is missing:
+ * `error looking up service account <namespace>/<name>: serviceaccount "<name>" not found`.
+ */
+const NO_SERVICE_ACCOUNT =
+  /error looking up service account ([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?): serviceaccount "\3" not found/;
+
+/**
+ * The refusal of a missing ServiceAccount, in the hook's words, or undefined
+ * when it is the hook's own account and it exists now: Metacontroller creates a
+ * sync's children in no fixed order, so a new parent's ReplicaSet may try its
+ * first pod before the account is created, and its next try (moments later)
+ * finds it. Saying so would write the status twice more for nothing.
+ */
+function missingAccount(observed: Observed, dep: ObservedDeployment, text: string) {
+  const found = NO_SERVICE_ACCOUNT.exec(text);
+  if (found === null) return undefined;
+  const [, namespace, , account] = found;
+  if (namespace !== observed.namespace || account === undefined) return undefined;
+  const ours = account === childNames.serviceAccount(observed.name);
+  if (
+    ours &&
+    observed.children.some((c) => c.kind === "ServiceAccount" && c.metadata.name === account)
+  )
+    return { text: undefined };
+  return {
+    text: ours
+      ? msg.replicaFailureOwnServiceAccount(dep.metadata.name, account)
+      : msg.replicaFailureServiceAccount(dep.metadata.name, account),
+  };
+}
 
 /**
  * The Deployment's ReplicaFailure (its ReplicaSet cannot create pods: Pod
- * Security, a quota, an admission webhook), in the hook's own words. Its
- * message is no text of ours, so nothing of it is echoed but what matches a
- * known refusal's shape (a level, a quota's name); and a message that names
- * no pod (they are named at random) keeps the status still while it holds.
+ * Security, a quota, a missing ServiceAccount, an admission webhook), in the
+ * hook's own words. Its message is no text of ours, so nothing of it is echoed
+ * but what matches a known refusal's shape (a level, a quota's or an account's
+ * name); and a message that names no pod (they are named at random) keeps the
+ * status still while it holds.
  */
-function replicaFailure(dep: Observed["deployment"]): string | undefined {
+function replicaFailure(observed: Observed): string | undefined {
+  const dep = observed.deployment;
   const failure = dep?.status?.conditions?.find(
     (c) => c.type === "ReplicaFailure" && c.status === "True",
   );
@@ -140,6 +173,8 @@ function replicaFailure(dep: Observed["deployment"]): string | undefined {
   if (level !== undefined) return msg.replicaFailurePodSecurity(dep.metadata.name, level);
   const quota = QUOTA.exec(text)?.[1];
   if (quota !== undefined) return msg.replicaFailureQuota(dep.metadata.name, quota);
+  const account = missingAccount(observed, dep, text);
+  if (account !== undefined) return account.text;
   const reason = /^[A-Z][A-Za-z]{0,63}$/.test(failure.reason ?? "") ? failure.reason : undefined;
   return msg.replicaFailure(dep.metadata.name, reason ?? "FailedCreate");
 }
@@ -151,7 +186,7 @@ function availableVerdict(observed: Observed, deployed: boolean): Verdict {
   const replicas = dep?.status?.availableReplicas ?? 0;
   if (available?.status === "True" && replicas > 0)
     return ["True", ConditionReason.MinimumReplicasAvailable, msg.replicasAvailable(replicas)];
-  const failure = replicaFailure(dep);
+  const failure = replicaFailure(observed);
   if (failure !== undefined) return ["False", ConditionReason.ReplicaFailure, failure];
   // The Deployment's own message is a fixed sentence that appears only once its
   // controller has posted a status: copying it would rewrite the status once
@@ -246,7 +281,7 @@ export function computeStatus(input: StatusInput): Status {
     [...resolution.warnings, ...returned.workloadWarnings],
     condition,
   );
-  const rollout = { done: returned.rolledOut, failure: replicaFailure(observed.deployment) };
+  const rollout = { done: returned.rolledOut, failure: replicaFailure(observed) };
   const ready = condition("Ready", ...readyVerdict(checked, checks, rollout, warnings));
   const conditions = [...checked, ready];
   const dep = observed.deployment;

@@ -437,6 +437,10 @@ export const msg = {
     `Deployment ${deployment} cannot create its pods: the namespace enforces Pod Security "${level}", which refuses them. Remove the fields a RestrictedPodField condition names (kubectl get events shows the API server's refusal), or run the server in a namespace whose level admits them.`,
   replicaFailureQuota: (deployment: string, quota: string) =>
     `Deployment ${deployment} cannot create its pods: they exceed ResourceQuota ${quota}. Lower spec.workload.resources or spec.workload.replicas, or raise the quota (kubectl describe resourcequota ${quota}).`,
+  replicaFailureServiceAccount: (deployment: string, account: string) =>
+    `Deployment ${deployment} cannot create its pods: ServiceAccount ${account}, which spec.workload.overrides.serviceAccountName names, does not exist in this namespace. Create it, or remove the override so the pods run as the ServiceAccount the hook creates.`,
+  replicaFailureOwnServiceAccount: (deployment: string, account: string) =>
+    `Deployment ${deployment} cannot create its pods: its ServiceAccount ${account} does not exist yet. The hook returns it beside the Deployment; if it stays missing, Metacontroller's events on this LlamaStackDistribution say why (kubectl describe).`,
   replicaFailure: (deployment: string, reason: string) =>
     `Deployment ${deployment} cannot create its pods (ReplicaFailure, ${reason}); kubectl get events --field-selector involvedObject.kind=ReplicaSet says why.`,
   // YAML a user gives (src/config/bounded-yaml.ts, src/cli/render.ts): said without the text it holds,

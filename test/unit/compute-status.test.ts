@@ -54,6 +54,8 @@ function deployment(
 
 const FORBIDDEN =
   'pods "llsd-5c8d7b9f4-qv2lm" is forbidden: violates PodSecurity "restricted:latest": restricted volume types (volume "models" uses restricted volume type "nfs")';
+const NO_ACCOUNT = (name: string, namespace = "ns") =>
+  `pods "llsd-5c8d7b9f4-" is forbidden: error looking up service account ${namespace}/${name}: serviceaccount "${name}" not found`;
 const QUOTA =
   'pods "llsd-5c8d7b9f4-qv2lm" is forbidden: exceeded quota: compute, requested: requests.cpu=250m, used: requests.cpu=2, limited: requests.cpu=2';
 
@@ -270,6 +272,14 @@ describe("computeStatus", () => {
         msg.replicaFailurePodSecurity("llsd", "baseline"),
       ],
       [{ message: QUOTA }, msg.replicaFailureQuota("llsd", "compute")],
+      [{ message: NO_ACCOUNT("runner") }, msg.replicaFailureServiceAccount("llsd", "runner")],
+      [{ message: NO_ACCOUNT("llsd-sa") }, msg.replicaFailureOwnServiceAccount("llsd", "llsd-sa")],
+      // Another namespace's account, or a name that is not the one refused: not ours to echo.
+      [{ message: NO_ACCOUNT("runner", "other") }, msg.replicaFailure("llsd", "FailedCreate")],
+      [
+        { message: NO_ACCOUNT("runner").replace('"runner" not', '"x" not') },
+        msg.replicaFailure("llsd", "FailedCreate"),
+      ],
       [
         { message: 'admission webhook "x" denied the request: token=s3cr3t' },
         msg.replicaFailure("llsd", "FailedCreate"),
@@ -289,6 +299,41 @@ describe("computeStatus", () => {
       expect(available?.message, failure.message).to.equal(message);
       expect(JSON.stringify(status)).to.not.include("qv2lm").and.not.include("s3cr3t");
     }
+  });
+
+  it("a new parent's ReplicaSet refused for its ServiceAccount before the hook's was created: no pod available yet, once that account is observed", () => {
+    // Metacontroller creates a sync's children in no fixed order: the
+    // ReplicaSet may try its first pod before the ServiceAccount exists.
+    const failing = deployment(0, false, { message: NO_ACCOUNT("llsd-sa") });
+    const account = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "llsd-sa" } };
+    const status = (children: Observed["children"]) =>
+      computeStatus({
+        now: NOW,
+        observed: observed({ deployment: failing, children: [failing, ...children] }),
+        resolution: valid,
+        returned: updated,
+      });
+    const before = byType(status([]));
+    expect(before.get("Available")?.reason).to.equal("ReplicaFailure");
+    const after = byType(status([account]));
+    expect(after.get("Available")?.reason).to.equal("R");
+    expect(after.get("Available")?.message).to.equal(msg.noReplicaAvailable());
+    expect(after.get("Ready")?.reason).to.equal("R");
+    // Another account of that name is not the hook's: only the one it creates clears the refusal.
+    const theirs = byType(
+      computeStatus({
+        now: NOW,
+        observed: observed({
+          deployment: deployment(0, false, { message: NO_ACCOUNT("runner") }),
+          children: [{ ...account, metadata: { name: "runner" } }],
+        }),
+        resolution: valid,
+        returned: updated,
+      }),
+    );
+    expect(theirs.get("Available")?.message).to.equal(
+      msg.replicaFailureServiceAccount("llsd", "runner"),
+    );
   });
 
   it("writes a new parent's status once: what its first sync reports is what the next ones find", () => {

@@ -125,11 +125,20 @@ export interface Memoized<R> {
 }
 
 /**
+ * What a -0 is written as in a key: object-hash writes a number as its
+ * toString(), "0" for -0 too, where the config's YAML says `-0`; a spec with
+ * one would have been answered with the generation of the spec with 0 in its
+ * place. No JSON value writes as a symbol.
+ */
+const NEGATIVE_ZERO = Symbol("-0");
+const NEGATIVE_ZERO_TEXT = `symbol:${NEGATIVE_ZERO.toString()}`;
+
+/**
  * object-hash's options for a key: keys in any order, lists in theirs, each
  * value's type written (a string is not a number, a field set to undefined is
- * not a missing one), and no prototypes (the inputs are parsed JSON). An
- * object reached twice is hashed as a repeat, not as its value: the inputs
- * must stay trees (docs/adr/0009).
+ * not a missing one, -0 is not 0), and no prototypes (the inputs are parsed
+ * JSON). An object reached twice is hashed as a repeat, not as its value: the
+ * inputs must stay trees (docs/adr/0009).
  */
 export const GENERATION_KEY_HASH = {
   algorithm: "sha256",
@@ -137,6 +146,7 @@ export const GENERATION_KEY_HASH = {
   respectType: false,
   unorderedArrays: false,
   unorderedObjects: true,
+  replacer: (value: unknown): unknown => (Object.is(value, -0) ? NEGATIVE_ZERO : value),
 } as const;
 
 /**
@@ -158,7 +168,9 @@ function writeKeyText(value: unknown, seen: Set<object>, out: string[]): void {
     case "boolean":
       return void out.push(value ? "bool:true" : "bool:false");
     case "number":
-      return void out.push(`number:${value.toString()}`);
+      return void out.push(
+        Object.is(value, -0) ? NEGATIVE_ZERO_TEXT : `number:${value.toString()}`,
+      );
     case "string":
       return void out.push(`string:${value.length}:`, value);
     case "object":

@@ -275,6 +275,21 @@ describe("generationKey", () => {
       b: { p: { v: 1 }, q: { v: 1 } },
       same: false,
     },
+    // -0 is not 0: the config's YAML writes it as -0
+    { name: "-0 against 0", a: { x: -0 }, b: { x: 0 }, same: false },
+    { name: "-0 against -0", a: { x: [-0] }, b: { x: [-0] }, same: true },
+    {
+      name: "-0 against 0 in an object reached twice (object-hash writes the key)",
+      a: (() => {
+        const shared = { v: -0 };
+        return { p: shared, q: shared };
+      })(),
+      b: (() => {
+        const shared = { v: 0 };
+        return { p: shared, q: shared };
+      })(),
+      same: false,
+    },
     // nested objects are unordered too
     {
       name: "nested key order",
@@ -511,5 +526,36 @@ describe("byteCache", () => {
     memo({ ...input, spec: structuredClone(input.spec) });
     expect(calls).to.equal(1);
     expect(memo.stats()).to.deep.equal({ entries: 1, bytes: 1 });
+  });
+});
+
+describe("the generation memo and -0", () => {
+  it("a spec with -0 where another had 0 gets its own generation, whose config says -0", () => {
+    const generate = memoize(generateConfig, { sizeOf: () => 1, maxBytes: 1 << 20 });
+    const release = catalog.releases[0] ?? "";
+    const inputOf = (value: number) => {
+      const spec = {
+        distribution: { name: "starter" },
+        providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
+        resources: { models: [{ name: "m", metadata: { temperature: value } }] },
+      };
+      return {
+        spec,
+        bindings: specBindings(spec),
+        distribution: { name: "starter", release, image: "x" },
+        catalog,
+        userEnvNames: [],
+      } as unknown as GenerateInput;
+    };
+    const yamlOf = (value: number) => {
+      const out = generate(inputOf(value));
+      if (!out.ok) throw new Error(JSON.stringify(out.problems));
+      return out.value.configYaml;
+    };
+    const zero = yamlOf(0);
+    expect(zero).to.include("temperature: 0\n");
+    expect(yamlOf(-0)).to.include("temperature: -0\n");
+    expect(yamlOf(0)).to.equal(zero);
+    expect(generate.stats().entries).to.equal(2);
   });
 });

@@ -39,6 +39,8 @@ export interface CacheTier<V> {
   get(key: string): V | undefined;
   /** Keeps the value unless it would take more than an eighth of the budget. */
   set(key: string, value: V, bytes: number): void;
+  /** Entries and bytes this tier holds now. */
+  held(): CacheStats;
 }
 
 export interface ByteCache {
@@ -103,6 +105,7 @@ export function byteCache(maxBytes: number): ByteCache {
           drop(oldest, entry);
         }
       },
+      held: () => ({ entries: stats.entries, bytes: stats.bytes }),
     };
   };
   const tierStats = () =>
@@ -332,34 +335,47 @@ function planBytes(frozen: Frozen): number {
   return 1024 + 3 * frozen.chars + 64 * frozen.containers + 32 * frozen.members;
 }
 
-/** How many keys seen once memoizePlans remembers (about 100 bytes each). */
+/** How many keys met and not kept memoizePlans remembers (about 100 bytes each). */
 const SEEN_KEYS = 1024;
 
 /**
  * planSpec memoized in `cache`'s "plan" tier. A plan is shared by every request
  * with the same inputs, so it is frozen before it is kept: a rung that tried to
- * change it would throw rather than change another request's answer. It is
- * kept the second time its key is met, not the first: a key met once (a new
- * spec, a parent's first syncs while its Deployment appears) would cost the
- * freezing and evict a plan or a generation that is met again.
+ * change it would throw rather than change another request's answer.
+ *
+ * A plan is kept when its key is met again soon enough that, kept, it would
+ * have been there: within as many lookups as the tier holds plans (its budget
+ * over the mean size of the plans it holds). A key met once (a new spec) and
+ * a key met again only after the tier has turned over (a fleet far larger than
+ * the tier, each parent's resync a cycle apart) are planned and not kept:
+ * keeping them would cost the freezing, and evict a plan or a generation met
+ * again sooner, for no hit (docs/adr/0017-worker-pool.md).
  */
 export function memoizePlans(
   fn: (inputs: SpecInputs) => SpecPlan,
   cache: ByteCache,
 ): (inputs: SpecInputs) => SpecPlan {
   // A quarter of the budget at most: a generation saves more time for its bytes (ADR 9).
-  const plans = cache.tier<SpecPlan>("plan", cache.maxBytes / 4);
-  // Keys met once, oldest first (a Set keeps insertion order).
-  const seen = new Set<string>();
+  const budget = cache.maxBytes / 4;
+  const plans = cache.tier<SpecPlan>("plan", budget);
+  // Keys met and not kept, each with the lookup it was last met at, oldest first.
+  const seen = new Map<string, number>();
+  let lookups = 0;
   return (inputs) => {
     const key = specPlanKey(inputs);
     // Not keyable (too large, a -0, a __proto__ key): planned afresh, never kept.
     if (key === undefined) return fn(inputs);
+    lookups += 1;
     const hit = plans.get(key);
     if (hit !== undefined) return hit;
-    if (!seen.delete(key)) {
-      seen.add(key);
-      for (const oldest of seen) {
+    const last = seen.get(key);
+    seen.delete(key);
+    // How many plans the tier holds, at the mean size of those it holds (none: no limit).
+    const held = plans.held();
+    const reach = held.entries === 0 ? Infinity : (budget * held.entries) / held.bytes;
+    if (last === undefined || lookups - last > reach) {
+      seen.set(key, lookups);
+      for (const oldest of seen.keys()) {
         if (seen.size <= SEEN_KEYS) break;
         seen.delete(oldest);
       }

@@ -62,7 +62,7 @@ describe("the plan memo", () => {
     expect(ctx.planSpec(inputs)).to.equal(plan);
   });
 
-  it("keeps a plan the second time its key is met; forgets a key met once past the 1,024 latest", () => {
+  it("keeps a plan the second time its key is met; forgets a key met past the 1,024 latest", () => {
     const cache = byteCache(64 << 20);
     const base = specInputsOf(observe(requests[0]?.request as SyncRequest));
     const made: string[] = [];
@@ -79,6 +79,34 @@ describe("the plan memo", () => {
     met("k0"); // answered from the kept plan
     expect(made.filter((n) => n === "k0")).to.have.length(3);
     expect(cache.tierStats()["plan"]?.entries).to.equal(1);
+  });
+
+  it("keeps the plans of a cycle shorter than the tier holds, and no more of a longer one", () => {
+    // The tier's budget is a quarter of the cache's: 20,000 bytes, about 15
+    // of these plans (about 1,300 bytes each, as counted).
+    const cycle = (length: number) => {
+      const cache = byteCache(80_000);
+      const base = specInputsOf(observe(requests[0]?.request as SyncRequest));
+      let made = 0;
+      const memo = memoizePlans(() => {
+        made += 1;
+        return { resolution: { warnings: [] }, check: undefined, planned: undefined } as never;
+      }, cache);
+      for (let round = 0; round < 4; round++)
+        for (let i = 0; i < length; i++) memo({ ...base, name: `k${i}` });
+      const plans = cache.tierStats()["plan"];
+      const size = (plans?.bytes ?? 0) / (plans?.entries ?? 1);
+      return { made, kept: plans?.entries, reach: 20_000 / size };
+    };
+    const short = cycle(5);
+    expect(short.reach).to.be.within(5, 40);
+    // Met once, met again and kept, then answered: two plans made a key.
+    expect(short).to.include({ made: 10, kept: 5 });
+    // 60 keys in turn: each met again 60 lookups later, past the tier's reach.
+    // The first key met again is kept (no plan's size known yet); no other is,
+    // and each is planned every time, as without the memo.
+    const long = cycle(60);
+    expect(long).to.include({ made: 4 * 60 - 2, kept: 1 });
   });
 
   it("plans afresh, and keeps nothing, for inputs too large to key", () => {

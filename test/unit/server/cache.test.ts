@@ -1,5 +1,6 @@
 // The edge's caches: one byte budget, least recently used out, and whole sync
 // responses served again only when they cannot depend on the clock.
+import type { Spec } from "../../../src/api/schema.js";
 import { specBindings } from "../../../src/config/bindings.js";
 import { expect } from "chai";
 import fc from "fast-check";
@@ -451,6 +452,18 @@ describe("generationKey and lone surrogates", () => {
   });
 });
 
+/** What the worker hands generateConfig for `spec`, on the catalog's first release. */
+function generateInputOf(spec: Spec): GenerateInput {
+  const release = catalog.releases[0] ?? "";
+  return {
+    spec,
+    bindings: specBindings(spec),
+    distribution: { name: "starter", release, image: "x" },
+    catalog,
+    userEnvNames: [],
+  };
+}
+
 describe("byteCache", () => {
   it("drops the least recently used entries once the bytes pass the budget", () => {
     const cache = byteCache(100);
@@ -513,15 +526,7 @@ describe("byteCache", () => {
       },
       { sizeOf: () => 1, cache },
     );
-    const release = catalog.releases[0] ?? "";
-    const spec = { distribution: { name: "starter" } };
-    const input = {
-      spec,
-      bindings: specBindings(spec),
-      distribution: { name: "starter", release, image: "x" },
-      catalog,
-      userEnvNames: [],
-    } as unknown as GenerateInput;
+    const input = generateInputOf({ distribution: { name: "starter" } });
     memo(input);
     memo({ ...input, spec: structuredClone(input.spec) });
     expect(calls).to.equal(1);
@@ -532,23 +537,14 @@ describe("byteCache", () => {
 describe("the generation memo and -0", () => {
   it("a spec with -0 where another had 0 gets its own generation, whose config says -0", () => {
     const generate = memoize(generateConfig, { sizeOf: () => 1, maxBytes: 1 << 20 });
-    const release = catalog.releases[0] ?? "";
-    const inputOf = (value: number) => {
-      const spec = {
-        distribution: { name: "starter" },
-        providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
-        resources: { models: [{ name: "m", metadata: { temperature: value } }] },
-      };
-      return {
-        spec,
-        bindings: specBindings(spec),
-        distribution: { name: "starter", release, image: "x" },
-        catalog,
-        userEnvNames: [],
-      } as unknown as GenerateInput;
-    };
     const yamlOf = (value: number) => {
-      const out = generate(inputOf(value));
+      const out = generate(
+        generateInputOf({
+          distribution: { name: "starter" },
+          providers: { inference: [{ provider: "vllm", endpoint: "http://vllm:8000/v1" }] },
+          resources: { models: [{ name: "m", metadata: { temperature: value } }] },
+        }),
+      );
       if (!out.ok) throw new Error(JSON.stringify(out.problems));
       return out.value.configYaml;
     };

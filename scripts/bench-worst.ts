@@ -446,7 +446,8 @@ async function connectionCost(run: number, tls: boolean): Promise<number> {
   }
 }
 
-const f0 = (n: number) => n.toFixed(0);
+// A small negative figure rounds to "-0": written as 0.
+const f0 = (n: number) => (Math.round(n) === 0 ? "0" : n.toFixed(0));
 const spread = (xs: number[]) =>
   `${f0(Math.min(...xs))}–${f0(Math.max(...xs))} (${xs.map(f0).join(", ")})`;
 

@@ -136,12 +136,16 @@ const NO_SERVICE_ACCOUNT =
  * first pod before the account is created, and its next try (moments later)
  * finds it. Saying so would write the status twice more for nothing.
  */
-function missingAccount(observed: Observed, dep: ObservedDeployment, text: string) {
+function missingAccount(input: StatusInput, dep: ObservedDeployment, text: string) {
+  const { observed, resolution } = input;
   const found = NO_SERVICE_ACCOUNT.exec(text);
   if (found === null) return undefined;
   const [, namespace, , account] = found;
   if (namespace !== observed.namespace || account === undefined) return undefined;
-  const ours = account === childNames.serviceAccount(observed.name);
+  // The account the hook creates: none when an override names another (with
+  // an invalid spec, the children kept as applied: taken to be the default).
+  const override = resolution.desired?.spec.workload?.overrides?.serviceAccountName;
+  const ours = override === undefined && account === childNames.serviceAccount(observed.name);
   if (
     ours &&
     observed.children.some((c) => c.kind === "ServiceAccount" && c.metadata.name === account)
@@ -162,8 +166,8 @@ function missingAccount(observed: Observed, dep: ObservedDeployment, text: strin
  * name); and a message that names no pod (they are named at random) keeps the
  * status still while it holds.
  */
-function replicaFailure(observed: Observed): string | undefined {
-  const dep = observed.deployment;
+function replicaFailure(input: StatusInput): string | undefined {
+  const dep = input.observed.deployment;
   const failure = dep?.status?.conditions?.find(
     (c) => c.type === "ReplicaFailure" && c.status === "True",
   );
@@ -173,20 +177,23 @@ function replicaFailure(observed: Observed): string | undefined {
   if (level !== undefined) return msg.replicaFailurePodSecurity(dep.metadata.name, level);
   const quota = QUOTA.exec(text)?.[1];
   if (quota !== undefined) return msg.replicaFailureQuota(dep.metadata.name, quota);
-  const account = missingAccount(observed, dep, text);
+  const account = missingAccount(input, dep, text);
   if (account !== undefined) return account.text;
   const reason = /^[A-Z][A-Za-z]{0,63}$/.test(failure.reason ?? "") ? failure.reason : undefined;
   return msg.replicaFailure(dep.metadata.name, reason ?? "FailedCreate");
 }
 
-function availableVerdict(observed: Observed, deployed: boolean): Verdict {
+function availableVerdict(
+  observed: Observed,
+  deployed: boolean,
+  failure: string | undefined,
+): Verdict {
   const dep = observed.deployment;
   if (!deployed) return ["False", ConditionReason.DeploymentNotFound, msg.noDeployment()];
   const available = dep?.status?.conditions?.find((c) => c.type === "Available");
   const replicas = dep?.status?.availableReplicas ?? 0;
   if (available?.status === "True" && replicas > 0)
     return ["True", ConditionReason.MinimumReplicasAvailable, msg.replicasAvailable(replicas)];
-  const failure = replicaFailure(observed);
   if (failure !== undefined) return ["False", ConditionReason.ReplicaFailure, failure];
   // The Deployment's own message is a fixed sentence that appears only once its
   // controller has posted a status: copying it would rewrite the status once
@@ -254,6 +261,7 @@ export function computeStatus(input: StatusInput): Status {
   const condition = conditionFactory(input);
   const problems = problemsOf(resolution, returned.plan);
   const deployed = reportsDeployment(input);
+  const failure = replicaFailure(input);
   const run = describedRun(input);
   const checks: Record<ProblemCondition, Check> = {
     ValidationSucceeded: validationCheck(resolution, returned.plan),
@@ -275,13 +283,13 @@ export function computeStatus(input: StatusInput): Status {
     ),
     condition("ConfigGenerated", ...configVerdict(resolution, run.configGeneration?.configMapName)),
     condition("DeploymentUpdated", ...updatedVerdict(input)),
-    condition("Available", ...availableVerdict(observed, deployed)),
+    condition("Available", ...availableVerdict(observed, deployed, failure)),
   ];
   const warnings = warningConditions(
     [...resolution.warnings, ...returned.workloadWarnings],
     condition,
   );
-  const rollout = { done: returned.rolledOut, failure: replicaFailure(observed) };
+  const rollout = { done: returned.rolledOut, failure };
   const ready = condition("Ready", ...readyVerdict(checked, checks, rollout, warnings));
   const conditions = [...checked, ready];
   const dep = observed.deployment;

@@ -334,6 +334,28 @@ describe("computeStatus", () => {
     expect(theirs.get("Available")?.message).to.equal(
       msg.replicaFailureServiceAccount("llsd", "runner"),
     );
+    // An override that names the default's name: the hook creates no account, so it is the user's to create.
+    const overridden: Resolution = {
+      ...valid,
+      desired: {
+        ...desired,
+        spec: {
+          ...desired.spec,
+          workload: { replicas: 1, overrides: { serviceAccountName: "llsd-sa" } },
+        },
+      },
+    };
+    const named = byType(
+      computeStatus({
+        now: NOW,
+        observed: observed({ deployment: failing, children: [failing] }),
+        resolution: overridden,
+        returned: updated,
+      }),
+    );
+    expect(named.get("Available")?.message).to.equal(
+      msg.replicaFailureServiceAccount("llsd", "llsd-sa"),
+    );
   });
 
   it("writes a new parent's status once: what its first sync reports is what the next ones find", () => {

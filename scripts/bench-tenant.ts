@@ -346,7 +346,8 @@ async function holder(
     socket.write(
       `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${BODY_LIMIT_BYTES}\r\n\r\n`,
     );
-    const left = until - performance.now();
+    // Past `until` already (the write took the last of it): a timer of 0, not a negative one.
+    const left = Math.max(0, until - performance.now());
     await Promise.race([once(socket, "close"), new Promise((r) => setTimeout(r, left))]);
     socket.destroy();
     const status = Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1] ?? 0);

@@ -15,7 +15,8 @@ export interface Clock {
 export const systemClock: Clock = {
   now: () => performance.now(),
   after(ms, fn, idle = false) {
-    const timer = setTimeout(fn, ms);
+    // A time already past is due now (Node.js warns of a negative delay, and takes it as 1 ms).
+    const timer = setTimeout(fn, Math.max(0, ms));
     if (idle) timer.unref();
     return () => clearTimeout(timer);
   },

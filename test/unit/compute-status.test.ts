@@ -306,30 +306,29 @@ describe("computeStatus", () => {
     // ReplicaSet may try its first pod before the ServiceAccount exists.
     const failing = deployment(0, false, { message: NO_ACCOUNT("llsd-sa") });
     const account = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "llsd-sa" } };
-    const status = (children: Observed["children"]) =>
-      computeStatus({
-        now: NOW,
-        observed: observed({ deployment: failing, children: [failing, ...children] }),
-        resolution: valid,
-        returned: updated,
-      });
-    const before = byType(status([]));
+    const conditions = (
+      children: Observed["children"],
+      dep = failing,
+      resolution: Resolution = valid,
+    ) =>
+      byType(
+        computeStatus({
+          now: NOW,
+          observed: observed({ deployment: dep, children: [dep, ...children] }),
+          resolution,
+          returned: updated,
+        }),
+      );
+    const before = conditions([]);
     expect(before.get("Available")?.reason).to.equal("ReplicaFailure");
-    const after = byType(status([account]));
+    const after = conditions([account]);
     expect(after.get("Available")?.reason).to.equal("R");
     expect(after.get("Available")?.message).to.equal(msg.noReplicaAvailable());
     expect(after.get("Ready")?.reason).to.equal("R");
     // Another account of that name is not the hook's: only the one it creates clears the refusal.
-    const theirs = byType(
-      computeStatus({
-        now: NOW,
-        observed: observed({
-          deployment: deployment(0, false, { message: NO_ACCOUNT("runner") }),
-          children: [{ ...account, metadata: { name: "runner" } }],
-        }),
-        resolution: valid,
-        returned: updated,
-      }),
+    const theirs = conditions(
+      [{ ...account, metadata: { name: "runner" } }],
+      deployment(0, false, { message: NO_ACCOUNT("runner") }),
     );
     expect(theirs.get("Available")?.message).to.equal(
       msg.replicaFailureServiceAccount("llsd", "runner"),
@@ -345,15 +344,7 @@ describe("computeStatus", () => {
         },
       },
     };
-    const named = byType(
-      computeStatus({
-        now: NOW,
-        observed: observed({ deployment: failing, children: [failing] }),
-        resolution: overridden,
-        returned: updated,
-      }),
-    );
-    expect(named.get("Available")?.message).to.equal(
+    expect(conditions([], failing, overridden).get("Available")?.message).to.equal(
       msg.replicaFailureServiceAccount("llsd", "llsd-sa"),
     );
   });
